@@ -1,0 +1,1 @@
+"""The supervisor dashboard: one Django app per concern, plus the upstream adapter."""

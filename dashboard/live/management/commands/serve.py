@@ -1,0 +1,116 @@
+"""The single-machine server: Daphne and the live bridge on one event loop.
+
+Daphne runs no ASGI lifespan (django/daphne#264) and the in-memory channel layer does not
+cross processes, so the bridge must live inside the web process here. With no upstream
+configured, the simulated tenant is started as a child process and stopped with us.
+Production runs `daphne` workers and `manage.py bridge` separately (docs/deploy.md).
+"""
+
+import asyncio
+import logging
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+
+from daphne.server import Server  # installs the asyncio Twisted reactor: import it first
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from twisted.internet import defer, reactor
+
+from config.asgi import application
+from dashboard.live.bridge_task import BridgeTask
+
+log = logging.getLogger("dashboard.serve")
+SIMULATOR_READY = "simulator ready"
+
+
+def _die_with_parent():
+    """Run in a child before exec: the kernel sends it SIGTERM if we die, however we die."""
+    import ctypes
+
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+class Command(BaseCommand):
+    help = "Serve the dashboard with Daphne and run the live bridge in the same process."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--port", type=int, default=settings.DEMO_PORT)
+
+    def handle(self, host, port, **options):
+        _die_with_parent()  # `make run` may be stopped by SIGTERM, which make does not forward
+        simulator = None
+        if settings.UPSTREAM_USE_SIMULATOR:
+            secret = (
+                settings.UPSTREAM_WEBHOOK_SECRETS[0]
+                if settings.UPSTREAM_WEBHOOK_SECRETS
+                else (secrets.token_urlsafe(32))
+            )
+            settings.UPSTREAM_WEBHOOK_SECRETS = [secret]
+            simulator = self._start_simulator(f"http://{host}:{port}/webhooks/service/", secret)
+
+        bridge = BridgeTask()
+        server = Server(
+            application,
+            endpoints=[f"tcp:port={port}:interface={host}"],
+            websocket_timeout=-1,  # wallboards stay connected for weeks
+            ready_callable=lambda: reactor.callLater(0, bridge.start),
+        )
+
+        def shutdown():
+            d = defer.Deferred.fromFuture(asyncio.ensure_future(bridge.stop()))
+            if simulator:
+                d.addBoth(lambda _: self._stop_child(simulator))
+            return d
+
+        reactor.addSystemEventTrigger("before", "shutdown", shutdown)
+        self.stdout.write(f"Serving on http://{host}:{port}/ (Ctrl-C stops everything)")
+        server.run()
+
+    def _start_simulator(self, webhook_url, secret):
+        port = settings.SIMULATOR_PORT
+        cmd = [
+            sys.executable,
+            "manage.py",
+            "simulate",
+            "--port",
+            str(port),
+            "--webhook-url",
+            webhook_url,
+            "--webhook-secret",
+            secret,
+        ]
+        child = subprocess.Popen(
+            cmd,
+            cwd=settings.BASE_DIR,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            preexec_fn=_die_with_parent,
+        )
+        ready = threading.Event()
+
+        def relay():
+            for line in child.stdout:
+                if SIMULATOR_READY in line:
+                    ready.set()
+                if "secret" not in line.lower():
+                    sys.stdout.write(f"[simulator] {line}")
+            ready.set()
+
+        threading.Thread(target=relay, daemon=True).start()
+        if not ready.wait(30) or child.poll() is not None:
+            self._stop_child(child)
+            raise CommandError(f"The simulated tenant did not start on port {port}.")
+        return child
+
+    @staticmethod
+    def _stop_child(child):
+        child.terminate()
+        try:
+            child.wait(5)
+        except subprocess.TimeoutExpired:
+            child.kill()

@@ -1,0 +1,1 @@
+"""Webhook deliveries from the service, and the QA, compliance and coaching they feed."""

@@ -1,0 +1,8 @@
+def test_it_answers_healthz(db, client):
+    r = client.get("/healthz")
+    assert r.status_code == 200
+    assert r.json()["status"] == "ok"
+
+
+def test_it_refuses_post_to_healthz(db, client):
+    assert client.post("/healthz").status_code == 405
