@@ -27,6 +27,20 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 ORGANIZATION_NAME = env("ORGANIZATION_NAME", default="Demo Contact Centre")
 DEMO_PORT = env.int("PORT", default=8000)
 
+# First values of the live view's limits; managers change them in the admin (Thresholds).
+LIVE_THRESHOLDS = {
+    "ringing_warn_s": env.int("THRESHOLD_RINGING_WARN_S", default=20),
+    "ringing_alarm_s": env.int("THRESHOLD_RINGING_ALARM_S", default=40),
+    "wrap_up_warn_s": env.int("THRESHOLD_WRAP_UP_WARN_S", default=60),
+    "wrap_up_alarm_s": env.int("THRESHOLD_WRAP_UP_ALARM_S", default=120),
+    "pause_warn_s": env.int("THRESHOLD_PAUSE_WARN_S", default=600),
+    "pause_alarm_s": env.int("THRESHOLD_PAUSE_ALARM_S", default=900),
+    "wait_warn_s": env.int("THRESHOLD_WAIT_WARN_S", default=30),
+    "wait_alarm_s": env.int("THRESHOLD_WAIT_ALARM_S", default=60),
+    "service_level_warn_pct": env.int("THRESHOLD_SERVICE_LEVEL_WARN_PCT", default=80),
+    "service_level_alarm_pct": env.int("THRESHOLD_SERVICE_LEVEL_ALARM_PCT", default=70),
+}
+
 INSTALLED_APPS = [
     "daphne",
     "dashboard.accounts.apps.ManagerAdminConfig",
