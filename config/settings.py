@@ -27,6 +27,20 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 ORGANIZATION_NAME = env("ORGANIZATION_NAME", default="Demo Contact Centre")
 DEMO_PORT = env.int("PORT", default=8000)
 
+# The service (upstream). With UPSTREAM_BASE_URL unset, the built-in simulated tenant on
+# SIMULATOR_PORT stands in, with its default credentials.
+SIMULATOR_PORT = env.int("SIMULATOR_PORT", default=8100)
+UPSTREAM_USE_SIMULATOR = not env("UPSTREAM_BASE_URL", default="")
+_simulator = f"http://127.0.0.1:{SIMULATOR_PORT}"
+UPSTREAM_BASE_URL = env("UPSTREAM_BASE_URL", default=f"{_simulator}/api")
+UPSTREAM_AUTH_URL = env("UPSTREAM_AUTH_URL", default=_simulator)
+UPSTREAM_ANON_KEY = env("UPSTREAM_ANON_KEY", default="sim-anon-key")
+UPSTREAM_EMAIL = env("UPSTREAM_EMAIL", default="svc-a@sim.local")
+UPSTREAM_PASSWORD = env("UPSTREAM_PASSWORD", default="sim-password")
+UPSTREAM_WEBHOOK_SECRETS = env.list("UPSTREAM_WEBHOOK_SECRETS", default=[])
+UPSTREAM_REFRESH_INTERVAL_S = env.int("UPSTREAM_REFRESH_INTERVAL_S", default=30)
+SERVICE_LEVEL_THRESHOLD_S = env.int("SERVICE_LEVEL_THRESHOLD_S", default=20)
+
 # First values of the live view's limits; managers change them in the admin (Thresholds).
 LIVE_THRESHOLDS = {
     "ringing_warn_s": env.int("THRESHOLD_RINGING_WARN_S", default=20),
@@ -153,5 +167,9 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.channels.server": {"level": "WARNING"}},
+    "loggers": {
+        "django.channels.server": {"level": "WARNING"},
+        "httpx": {"level": "WARNING"},
+        "daphne": {"level": "WARNING"},
+    },
 }

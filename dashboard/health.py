@@ -1,9 +1,12 @@
-"""Liveness for load balancers and process supervisors."""
+"""Liveness and readiness for load balancers and process supervisors."""
 
 import time
 
+from django.core.cache import cache
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
+
+from dashboard.live.feed import STATUS_KEY
 
 STARTED = time.monotonic()
 
@@ -11,3 +14,15 @@ STARTED = time.monotonic()
 @require_GET
 def healthz(request):
     return JsonResponse({"status": "ok", "uptime_s": round(time.monotonic() - STARTED, 1)})
+
+
+@require_GET
+def readyz(request):
+    """Ready only when the bridge is signed in and has joined its room (it says so through
+    the cache, which every web process reads)."""
+    status = cache.get(STATUS_KEY) or {"state": "starting", "reason": "no word from the bridge"}
+    ready = status["state"] == "connected"
+    body = {"ready": ready, "upstream": status["state"], "since": status.get("since", "")}
+    if not ready:
+        body["reason"] = status.get("reason") or status["state"]
+    return JsonResponse(body, status=200 if ready else 503)

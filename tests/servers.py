@@ -49,7 +49,11 @@ class DashboardServer:
         """Run a management command against this server's database."""
         return subprocess.run(
             [sys.executable, "manage.py", *args],
-            cwd=ROOT, env=self.env, check=True, capture_output=True, text=True,
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+            capture_output=True,
+            text=True,
         ).stdout
 
     def add_user(self, username, role):
@@ -91,7 +95,11 @@ def start_dashboard(sim, tmp_path, extra_env=None):
     )
     process = subprocess.Popen(
         [sys.executable, "manage.py", "serve", "--port", str(port)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
         start_new_session=True,
     )
     server = DashboardServer(f"http://127.0.0.1:{port}", env, process)

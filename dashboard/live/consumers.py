@@ -6,12 +6,18 @@ string; a consumer's only per-browser work is the socket write.
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.core.cache import cache
 
 from dashboard.accounts.roles import RANK, WALLBOARD, user_role
+
+from .feed import GROUP, SNAPSHOT_KEY
 
 CLOSE_SIGNED_OUT = 4401  # htmx's websocket extension does not retry 4xxx codes
 CLOSE_FORBIDDEN = 4403
 CLOSE_RESTARTING = 1012  # it does retry this one
+WAITING = (
+    '<div id="upstream" hidden data-state="connecting" data-since="">waiting for the feed</div>'
+)
 
 
 class PushConsumer(AsyncWebsocketConsumer):
@@ -50,4 +56,27 @@ class PushConsumer(AsyncWebsocketConsumer):
 
 
 class LiveConsumer(PushConsumer):
-    group = "live"
+    """The live view. Pushes are versioned: one that does not follow the version this
+    browser has means a push was dropped (channel layers drop silently when a member is
+    full), so the browser gets the whole current view again instead."""
+
+    group = GROUP
+    version = 0
+
+    async def send_snapshot(self):
+        snapshot = await cache.aget(SNAPSHOT_KEY)
+        if snapshot is None:
+            self.version = 0
+            await self.send(text_data=WAITING)
+            return
+        self.version, html = snapshot
+        await self.send(text_data=html)
+
+    async def live_push(self, event):
+        if event["version"] <= self.version:
+            return  # already in the view this browser has
+        if event["prev"] != self.version:
+            await self.send_snapshot()  # the cache is written before every push
+            return
+        self.version = event["version"]
+        await self.send(text_data=event["html"])

@@ -1,8 +1,22 @@
+from django.core.cache import cache
 from django.shortcuts import render
 
 from dashboard.accounts.roles import WALLBOARD, role_required
 
+from .feed import TEAMS_KEY
+from .models import Thresholds
+from .render import STATE_LOOK
+
 
 @role_required(WALLBOARD)
 def home(request):
-    return render(request, "live/home.html")
+    """The page's frame; its content arrives over the websocket, whole on connect."""
+    return render(
+        request,
+        "live/home.html",
+        {
+            "teams": cache.get(TEAMS_KEY) or [],
+            "states": [(key, label) for key, (_, label) in STATE_LOOK.items()],
+            "live_config": {"thresholds": Thresholds.current().for_browser()},
+        },
+    )

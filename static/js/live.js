@@ -110,6 +110,7 @@
       state: p.get("state") || "",
       q: (p.get("q") || "").trim().toLowerCase(),
       sort: p.get("sort") || "",
+      density: p.get("density") || "",
     };
   }
   function matches(tile, f) {
@@ -123,6 +124,7 @@
   }
   function applyFilters() {
     const f = filters();
+    document.body.classList.toggle("dense", f.density === "dense");
     const tiles = document.querySelectorAll("#agents .agent");
     let shown = 0;
     for (const tile of tiles) {

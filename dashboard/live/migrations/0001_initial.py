@@ -4,31 +4,64 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Thresholds',
+            name="Thresholds",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('ringing_warn_s', models.PositiveIntegerField(verbose_name='ringing: amber after (s)')),
-                ('ringing_alarm_s', models.PositiveIntegerField(verbose_name='ringing: red after (s)')),
-                ('wrap_up_warn_s', models.PositiveIntegerField(verbose_name='wrap-up: amber after (s)')),
-                ('wrap_up_alarm_s', models.PositiveIntegerField(verbose_name='wrap-up: red after (s)')),
-                ('pause_warn_s', models.PositiveIntegerField(verbose_name='paused: amber after (s)')),
-                ('pause_alarm_s', models.PositiveIntegerField(verbose_name='paused: red after (s)')),
-                ('wait_warn_s', models.PositiveIntegerField(verbose_name='longest wait: amber at (s)')),
-                ('wait_alarm_s', models.PositiveIntegerField(verbose_name='longest wait: red at (s)')),
-                ('service_level_warn_pct', models.PositiveIntegerField(verbose_name='service level: amber below (%)')),
-                ('service_level_alarm_pct', models.PositiveIntegerField(verbose_name='service level: red below (%)')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "ringing_warn_s",
+                    models.PositiveIntegerField(verbose_name="ringing: amber after (s)"),
+                ),
+                (
+                    "ringing_alarm_s",
+                    models.PositiveIntegerField(verbose_name="ringing: red after (s)"),
+                ),
+                (
+                    "wrap_up_warn_s",
+                    models.PositiveIntegerField(verbose_name="wrap-up: amber after (s)"),
+                ),
+                (
+                    "wrap_up_alarm_s",
+                    models.PositiveIntegerField(verbose_name="wrap-up: red after (s)"),
+                ),
+                (
+                    "pause_warn_s",
+                    models.PositiveIntegerField(verbose_name="paused: amber after (s)"),
+                ),
+                (
+                    "pause_alarm_s",
+                    models.PositiveIntegerField(verbose_name="paused: red after (s)"),
+                ),
+                (
+                    "wait_warn_s",
+                    models.PositiveIntegerField(verbose_name="longest wait: amber at (s)"),
+                ),
+                (
+                    "wait_alarm_s",
+                    models.PositiveIntegerField(verbose_name="longest wait: red at (s)"),
+                ),
+                (
+                    "service_level_warn_pct",
+                    models.PositiveIntegerField(verbose_name="service level: amber below (%)"),
+                ),
+                (
+                    "service_level_alarm_pct",
+                    models.PositiveIntegerField(verbose_name="service level: red below (%)"),
+                ),
             ],
             options={
-                'verbose_name': 'thresholds',
-                'verbose_name_plural': 'thresholds',
+                "verbose_name": "thresholds",
+                "verbose_name_plural": "thresholds",
             },
         ),
     ]

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 
+from channels.layers import get_channel_layer
 from daphne.server import Server  # installs the asyncio Twisted reactor: import it first
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -21,6 +22,7 @@ from twisted.internet import defer, reactor
 
 from config.asgi import application
 from dashboard.live.bridge_task import BridgeTask
+from dashboard.live.feed import GROUP
 
 log = logging.getLogger("dashboard.serve")
 SIMULATOR_READY = "simulator ready"
@@ -60,8 +62,14 @@ class Command(BaseCommand):
             ready_callable=lambda: reactor.callLater(0, bridge.start),
         )
 
+        async def stop_all():
+            # Browsers' sockets close with 1012, which htmx retries: they come back by themselves.
+            await get_channel_layer().group_send(GROUP, {"type": "server.restarting"})
+            await asyncio.sleep(0.2)
+            await bridge.stop()
+
         def shutdown():
-            d = defer.Deferred.fromFuture(asyncio.ensure_future(bridge.stop()))
+            d = defer.Deferred.fromFuture(asyncio.ensure_future(stop_all()))
             if simulator:
                 d.addBoth(lambda _: self._stop_child(simulator))
             return d

@@ -1,0 +1,86 @@
+"""The dashboard's background work: the live bridge to the service, and its feed.
+
+`run_bridge` is what `manage.py bridge` runs on its own (production) and what `manage.py
+serve` runs beside Daphne on the same event loop (one machine: Daphne has no lifespan and
+the in-memory channel layer does not cross processes).
+"""
+
+import asyncio
+import logging
+from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
+
+import httpx
+from django.conf import settings
+
+from dashboard.aio import pause
+from dashboard.upstream.auth import AuthSession
+from dashboard.upstream.realtime import Bridge
+from dashboard.upstream.rest import RestClient
+
+from .feed import LiveFeed
+from .state import LiveState
+
+log = logging.getLogger("dashboard.live.bridge")
+
+
+def socket_url(base_url: str) -> str:
+    """Socket.IO lives on the API's host, without the /api path."""
+    parts = urlsplit(base_url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+async def run_bridge(stop: asyncio.Event):
+    async with httpx.AsyncClient() as client:
+        session = AuthSession(
+            settings.UPSTREAM_AUTH_URL,
+            settings.UPSTREAM_ANON_KEY,
+            settings.UPSTREAM_EMAIL,
+            settings.UPSTREAM_PASSWORD,
+            client,
+        )
+        rest = RestClient(settings.UPSTREAM_BASE_URL, session, client)
+        state = LiveState(ZoneInfo(settings.TIME_ZONE), settings.SERVICE_LEVEL_THRESHOLD_S)
+        feed = LiveFeed(
+            state, extra_kpis=lambda: {"service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S}
+        )
+        bridge = Bridge(socket_url(settings.UPSTREAM_BASE_URL), session, rest, feed)
+        await asyncio.gather(
+            feed.run(stop),
+            bridge.run(stop),
+            refresh_campaigns(rest, feed, stop),
+        )
+
+
+async def refresh_campaigns(rest: RestClient, feed: LiveFeed, stop: asyncio.Event):
+    """Campaign names for the calls shown; a failed pull keeps the last good names."""
+    while not stop.is_set():
+        try:
+            feed.campaigns(await rest.campaigns())
+        except Exception as exc:
+            log.info("campaign names not refreshed: %s", exc)
+        await pause(stop, settings.UPSTREAM_REFRESH_INTERVAL_S)
+
+
+class BridgeTask:
+    """Starts the background work on the running loop and stops it cleanly."""
+
+    def __init__(self):
+        self.stop_event = asyncio.Event()
+        self.tasks: list[asyncio.Task] = []
+
+    def start(self):
+        self.tasks.append(asyncio.ensure_future(self._supervised(run_bridge)))
+
+    async def _supervised(self, work):
+        while not self.stop_event.is_set():
+            try:
+                await work(self.stop_event)
+            except Exception:
+                log.exception("%s stopped unexpectedly; restarting it", work.__name__)
+                await asyncio.sleep(1)
+
+    async def stop(self):
+        self.stop_event.set()
+        if self.tasks:
+            await asyncio.wait(self.tasks, timeout=5)

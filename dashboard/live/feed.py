@@ -1,0 +1,185 @@
+"""The live feed: applies what the bridge learns, renders each change once, fans it out.
+
+Coalescing is on the leading edge: a change after a quiet tick goes out at once; changes
+that arrive within the tick are merged per row (the newest state wins) into one push.
+Each push carries its version and the previous one; the current full view is kept in the
+cache first, so a socket that sees a jump (a dropped push) resends its browser the whole
+view instead of leaving it wrong. A heartbeat keeps browsers' freshness honest when the
+floor is quiet.
+"""
+
+import asyncio
+import logging
+import time
+from datetime import UTC, datetime
+
+from channels.layers import get_channel_layer
+from django.core.cache import cache
+from django.utils.html import format_html
+
+from dashboard.aio import pause
+from dashboard.upstream import contract as c
+
+from .render import Renderer, iso
+from .state import Changes, LiveState
+
+log = logging.getLogger("dashboard.live.feed")
+
+GROUP = "live"
+SNAPSHOT_KEY = "live:snapshot"
+STATUS_KEY = "live:upstream"
+TEAMS_KEY = "live:teams"
+
+
+class LiveFeed:
+    def __init__(
+        self, state: LiveState, *, tick: float = 0.1, heartbeat: float = 5.0, extra_kpis=None
+    ):
+        self.state = state
+        self.tick = tick
+        self.heartbeat = heartbeat
+        self.extra_kpis = extra_kpis or (lambda: {})
+        self.render = Renderer()
+        self.layer = get_channel_layer()
+        self.pending = Changes(full=True)
+        self.wakeup = asyncio.Event()
+        self.version = 0
+        self.upstream = {"state": "connecting", "reason": "", "since": iso(now())}
+        self.stamps: dict[str, tuple[int, str]] = {}  # agent id -> (seq, emitted_at) shown
+        self.agent_html: dict[str, str] = {}
+        self.call_html: dict[str, str] = {}
+        self.queue_html: dict[str, str] = {}
+        self.kpi_html = ""
+        self.pushes = 0
+
+    # ---- The bridge's sink ---------------------------------------------------------------------
+    def snapshot(self, agents, calls):
+        self._merge(self.state.load_snapshot(agents, calls))
+
+    def event(self, event: c.Event):
+        changes = self.state.apply(event)
+        stamp = (event.seq, event.emitted_at.isoformat())
+        for agent_id in changes.agents:
+            self.stamps[agent_id] = stamp
+        self._merge(changes)
+
+    def status(self, state: str, reason: str = ""):
+        if state != self.upstream["state"] or reason != self.upstream["reason"]:
+            self.upstream = {"state": state, "reason": reason, "since": iso(now())}
+            self.pending.kpis = True  # any non-empty change wakes a push
+            self.wakeup.set()
+
+    def campaigns(self, campaigns: list[c.Campaign]):
+        names = {x.id: x.name for x in campaigns}
+        if names != self.render.campaigns:
+            self.render.campaigns = names
+            self._merge(Changes(full=True))
+
+    def refresh_kpis(self):
+        """Figures from outside the feed (appointments, alerts) changed."""
+        self._merge(Changes(kpis=True))
+
+    def _merge(self, changes: Changes):
+        self.pending.merge(changes)
+        self.wakeup.set()
+
+    # ---- Pushing ----------------------------------------------------------------------------
+    async def run(self, stop: asyncio.Event):
+        last = 0.0
+        while not stop.is_set():
+            await pause(self.wakeup, self.heartbeat)  # on a quiet floor: a heartbeat push
+            gap = time.monotonic() - last
+            if gap < self.tick:
+                await asyncio.sleep(self.tick - gap)  # coalesce what else arrives
+            changes, self.pending = self.pending, Changes()
+            self.wakeup.clear()
+            try:
+                await self.push(changes)
+            except Exception:
+                log.exception("live push failed; the next one resends what changed")
+                self.pending.merge(changes)
+            last = time.monotonic()
+
+    async def push(self, changes: Changes):
+        html = self.render_changes(changes)
+        self.version += 1
+        await cache.aset(SNAPSHOT_KEY, (self.version, self.full_html()), timeout=None)
+        await cache.aset(STATUS_KEY, self.upstream, timeout=None)
+        if changes.full:
+            teams = sorted({a.team for a in self.state.agents.values() if a.team})
+            await cache.aset(TEAMS_KEY, teams, timeout=None)
+        await self.layer.group_send(
+            GROUP,
+            {"type": "live.push", "version": self.version, "prev": self.version - 1, "html": html},
+        )
+        self.pushes += 1
+
+    def render_changes(self, changes: Changes) -> str:
+        """Render what changed once, into the fragments kept for the full view."""
+        state, out = self.state, []
+        if changes.full:
+            self.agent_html = {
+                a: self.render.agent(state, x, self.stamps.get(a)) for a, x in state.agents.items()
+            }
+            self.call_html = {k: self.render.call(state, x) for k, x in state.calls.items()}
+            self.queue_html = {k: self.render.queue(x) for k, x in state.queues.items()}
+        else:
+            for agent_id in changes.agents:
+                agent = state.agents.get(agent_id)
+                if agent:
+                    self.agent_html[agent_id] = self.render.agent(
+                        state, agent, self.stamps.get(agent_id)
+                    )
+                    out.append(self.agent_html[agent_id])
+            for call_id in changes.removed_calls:
+                self.call_html.pop(call_id, None)
+                out.append(self.render.removed_call(call_id))
+            for call_id in changes.calls:
+                call = state.calls.get(call_id)
+                if call:
+                    self.call_html[call_id] = self.render.call(state, call)
+                    out.append(self.call_html[call_id])
+            for queue_id in changes.queues:
+                self.queue_html[queue_id] = self.render.queue(state.queues[queue_id])
+                out.append(self.queue_html[queue_id])
+        if changes.kpis or changes.full or not self.kpi_html:
+            self.kpi_html = self.render.kpis(state, self.extra_kpis())
+            out.append(self.kpi_html)
+        if changes.full:
+            return self.full_html()
+        out.append(self.upstream_html())
+        return "".join(out)
+
+    def upstream_html(self) -> str:
+        return self.render.upstream(
+            {
+                **self.upstream,
+                "seq": self.state.last_seq,
+                "emitted": iso(self.state.last_emitted_at),
+            }
+        )
+
+    def full_html(self) -> str:
+        """The whole live view as out-of-band containers: what a (re)connecting browser gets."""
+        empty = '<li class="empty">{}</li>'
+        calls = "".join(self.call_html.values()) or format_html(empty, "No calls right now")
+        queues = "".join(self.queue_html.values()) or format_html(empty, "No queue figures yet")
+        return "".join(
+            [
+                '<div id="agents" class="agents">',
+                *self.agent_html.values(),
+                "</div>",
+                '<ul id="calls-list" class="rows">',
+                calls,
+                "</ul>",
+                '<ul id="queues-list" class="rows">',
+                queues,
+                "</ul>",
+                self.kpi_html,
+                self.upstream_html(),
+            ]
+        )
+
+
+def now() -> datetime:
+    return datetime.now(UTC)

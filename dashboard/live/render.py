@@ -1,0 +1,135 @@
+"""The live view's fragments, rendered from the live state once per change.
+
+Each fragment is a top-level element with a stable id, so htmx's websocket extension swaps
+it out of band wherever it stands; rows the page has not seen yet name their list in
+`data-into`. Django's autoescaping applies to every value.
+"""
+
+from datetime import datetime
+
+from django.template.loader import get_template
+from django.utils.html import format_html
+
+from dashboard.upstream import contract as c
+
+from .state import LiveState
+
+STATE_LOOK = {  # icon, label: state is shown by colour AND by text
+    "available": ("●", "Available"),
+    "ringing": ("◔", "Ringing"),
+    "on_call": ("☎", "On call"),
+    "wrap_up": ("✎", "Wrap-up"),
+    "paused": ("‖", "Paused"),
+    "offline": ("○", "Offline"),
+    "unknown": ("?", "Unknown"),
+}
+LIMITED_STATES = {"ringing", "wrap_up", "paused"}  # time in state has amber/red limits
+CALL_STATES = {
+    "ringing": "Ringing",
+    "in_progress": "Talking",
+    "on_hold": "On hold",
+    "wrap_up": "Wrap-up",
+}
+
+
+def iso(when: datetime | None) -> str:
+    return when.isoformat() if when else ""
+
+
+def duration(seconds) -> str:
+    if seconds is None:
+        return "–"
+    seconds = int(seconds)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class Renderer:
+    def __init__(self):
+        self._agent = get_template("live/_agent.html")
+        self._call = get_template("live/_call.html")
+        self._queue = get_template("live/_queue.html")
+        self._kpis = get_template("live/_kpis.html")
+        self._upstream = get_template("live/_upstream.html")
+        self.campaigns: dict[str, str] = {}
+
+    def agent(self, state: LiveState, agent: c.Agent, stamp=None) -> str:
+        icon, label = STATE_LOOK[agent.status]
+        call = state.call_of(agent)
+        return self._agent.render(
+            {
+                "a": {
+                    "id": agent.agent_id,
+                    "name": agent.name,
+                    "team": agent.team,
+                    "state": agent.status,
+                    "icon": icon,
+                    "label": label,
+                    "since": iso(agent.since),
+                    "limit": agent.status if agent.status in LIMITED_STATES else "",
+                    "order": agent.name.lower(),
+                    "seq": stamp[0] if stamp else "",
+                    "emitted": stamp[1] if stamp else "",
+                    "call": call
+                    and {
+                        "direction": call.direction,
+                        "started_at": iso(call.started_at),
+                        "campaign": self.campaign(call),
+                    },
+                }
+            }
+        )
+
+    def call(self, state: LiveState, call: c.Call) -> str:
+        agent = state.agents.get(call.agent_id or "")
+        return self._call.render(
+            {
+                "c": {
+                    "id": call.call_id,
+                    "direction": call.direction,
+                    "ai_handled": call.ai_handled,
+                    "agent_name": agent.name if agent else "",
+                    "started_at": iso(call.started_at),
+                    "campaign": self.campaign(call),
+                    "state_label": CALL_STATES.get(call.state, call.state.replace("_", " ")),
+                }
+            }
+        )
+
+    def queue(self, queue) -> str:
+        return self._queue.render(
+            {
+                "q": {
+                    "id": queue.id,
+                    "name": queue.name,
+                    "waiting": queue.waiting,
+                    "longest_wait_s": queue.longest_wait_s,
+                    "longest_wait": duration(queue.longest_wait_s),
+                    "agents_available": queue.agents_available,
+                }
+            }
+        )
+
+    def kpis(self, state: LiveState, extra: dict) -> str:
+        k = state.kpis()
+        return self._kpis.render(
+            {
+                "k": k,
+                "x": extra,
+                "aht": duration(k["aht_s"]),
+                "longest_wait": duration(k["longest_wait_s"]),
+            }
+        )
+
+    def upstream(self, status: dict) -> str:
+        return self._upstream.render({"u": status})
+
+    def campaign(self, call: c.Call) -> str:
+        if call.ai_handled and not call.campaign_id:
+            return "AI"
+        return self.campaigns.get(call.campaign_id or "", "") or (
+            "Inbound" if call.direction == "inbound" else "Campaign"
+        )
+
+    @staticmethod
+    def removed_call(call_id: str) -> str:
+        return format_html('<li id="call-{}" hx-swap-oob="delete"></li>', call_id)

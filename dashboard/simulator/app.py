@@ -1,0 +1,457 @@
+"""The simulated tenant as one ASGI app: auth provider, REST under /api, Socket.IO, control.
+
+It implements `shared/upstream-contract.md`, including its failures, and nothing of the
+dashboard: the two talk over sockets only.
+"""
+
+import asyncio
+import json
+import logging
+import random
+import statistics
+import time
+from dataclasses import dataclass, field
+from urllib.parse import parse_qs
+
+import socketio
+
+from .model import ContactCentre, iso
+from .tenants import ORG_A, ORG_B, TokenStore, make_users
+from .webhooks import EVENTS, Deliveries
+
+log = logging.getLogger("simulator")
+STEP_S = 0.1  # real seconds per model step
+
+
+@dataclass
+class Options:
+    agents: int = 40
+    seed: int = 1
+    speed: float = 1.0
+    events_per_second: float = 0.0
+    token_ttl: int = 3600
+    anon_key: str = "sim-anon-key"
+    password: str = "sim-password"
+    emails: dict = field(
+        default_factory=lambda: {
+            "a": "svc-a@sim.local",
+            "b": "svc-b@sim.local",
+            "agent": "agent-a@sim.local",
+            "mfa": "mfa-a@sim.local",
+        }
+    )
+    webhook_url: str = ""
+    webhook_secret: str = ""
+    faults: bool = False
+
+
+class Reply(Exception):
+    """Raised by a handler to answer at once with a status and JSON body."""
+
+    def __init__(self, status, body, headers=None):
+        super().__init__(status)
+        self.status, self.body, self.headers = status, body, headers or {}
+
+
+def error(status, code, message):
+    return Reply(status, {"error": code, "message": message})
+
+
+class Simulator:
+    def __init__(self, options: Options):
+        self.o = options
+        self.users = make_users(options.emails)
+        self.tokens = TokenStore(options.token_ttl)
+        start = time.time()
+        self.centres = {
+            ORG_A: ContactCentre(ORG_A, options.seed, options.agents, start),
+            ORG_B: ContactCentre(ORG_B, options.seed, 12, start),
+        }
+        self.seq = {ORG_A: 0, ORG_B: 0}
+        self.deliveries = Deliveries()
+        if options.webhook_url and options.webhook_secret:
+            self.deliveries.create(
+                ORG_A, "dashboard", options.webhook_url, EVENTS, {}, options.webhook_secret
+            )
+        self.sio = socketio.AsyncServer(async_mode="asgi", cors_allowed_origins="*")
+        self.sio.on("connect", self.on_connect)
+        self.sio.on("join", self.on_join)
+        self.asgi = socketio.ASGIApp(self.sio, other_asgi_app=self.http)
+        self.paused = False
+        self.skip_next = False
+        self.until = {"refuse_sockets": 0.0, "rest_errors": 0.0, "auth_down": 0.0}
+        self.rest_error = (500, 0)
+        self.sockets = 0
+        self.emitted = 0
+        self.lags: list[float] = []
+        self.rate_window: list[float] = []
+
+    # ---- Events ---------------------------------------------------------------------------
+    async def send(self, org: str, kind: str, payload: dict, room_org: str | None = None):
+        """Stamp `organization_id`, `seq`, `emitted_at` and emit to the organisation's room."""
+        self.seq[org] += 2 if self.skip_next and org == ORG_A else 1
+        if org == ORG_A:
+            self.skip_next = False
+        data = {
+            **payload,
+            "organization_id": org,
+            "seq": self.seq[org],
+            "emitted_at": iso(time.time()),
+        }
+        await self.sio.emit(kind, data, room=f"org:{room_org or org}")
+        agent_id = payload.get("agent_id")
+        if kind == "agent.status" and isinstance(agent_id, str):
+            await self.sio.emit(kind, data, room=f"agent:{agent_id}")
+        self.emitted += 1
+
+    async def deliver(self, org: str, records):
+        centre = self.centres[org]
+        ids = []
+        for event, data in records:
+            centre.record(event, data)
+            ids += self.deliveries.emit(org, event, data)
+        return ids
+
+    async def run_model(self):
+        """Fixed simulated steps on a real-time schedule (deterministic for a seed)."""
+        step = 0
+        started = time.monotonic()
+        while True:
+            step += 1
+            delay = started + step * STEP_S - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            if self.paused:
+                continue
+            for org, centre in self.centres.items():
+                if org == ORG_A and self.o.events_per_second:
+                    continue
+                events, records = centre.step(STEP_S * self.o.speed)
+                for kind, payload in events:
+                    await self.send(org, kind, payload)
+                await self.deliver(org, records)
+
+    async def run_load(self):
+        """Load mode: exactly N events per second for organisation A, on a fixed schedule."""
+        rate = self.o.events_per_second
+        centre = self.centres[ORG_A]
+        rng = random.Random(self.o.seed)
+        agents = list(centre.agents.values())
+        cycle = {
+            "available": "ringing",
+            "ringing": "on_call",
+            "on_call": "wrap_up",
+            "wrap_up": "available",
+            "paused": "available",
+            "offline": "available",
+        }
+        started = time.monotonic()
+        n = 0
+        while True:
+            due = started + n / rate
+            now = time.monotonic()
+            if due > now:
+                await asyncio.sleep(due - now)
+                continue
+            if self.paused:
+                started, n = time.monotonic(), 0
+                await asyncio.sleep(STEP_S)
+                continue
+            self.lags.append((now - due) * 1000)
+            if len(self.lags) > 20000:
+                del self.lags[:10000]
+            agent = agents[rng.randrange(len(agents))]
+            centre.now = time.time()
+            kind, payload = centre.set_status(agent, cycle.get(agent.status, "available"))
+            await self.send(ORG_A, kind, payload)
+            self.rate_window.append(now)
+            n += 1
+
+    def stats(self):
+        now = time.monotonic()
+        self.rate_window = [t for t in self.rate_window if t > now - 5]
+        lags = sorted(self.lags[-5000:]) or [0.0]
+        return {
+            "org_a": ORG_A,
+            "org_b": ORG_B,
+            "seq": self.seq,
+            "emitted": self.emitted,
+            "emit_rate": round(len(self.rate_window) / 5, 1),
+            "lag_ms": {
+                "p50": round(statistics.median(lags), 2),
+                "p99": round(lags[int(0.99 * (len(lags) - 1))], 2),
+                "max": round(lags[-1], 2),
+            },
+            "sockets": self.sockets,
+            "deliveries": self.deliveries.attempts,
+        }
+
+    # ---- Socket.IO --------------------------------------------------------------------------
+    async def on_connect(self, sid, environ, auth):
+        if time.time() < self.until["refuse_sockets"]:
+            raise socketio.exceptions.ConnectionRefusedError("unavailable")
+        token = auth.get("token") if isinstance(auth, dict) else None
+        user = self.tokens.user_for(token)
+        if user is None:
+            raise socketio.exceptions.ConnectionRefusedError("unauthorized")
+        await self.sio.save_session(sid, {"org": user.organization_id})
+        self.sockets += 1
+
+    async def on_join(self, sid, data):
+        session = await self.sio.get_session(sid)
+        room = data.get("room") if isinstance(data, dict) else None
+        org = session["org"]
+        allowed = room == f"org:{org}" or (
+            isinstance(room, str)
+            and room.startswith("agent:")
+            and room[6:] in self.centres[org].agents
+        )
+        if not allowed:
+            return {"ok": False, "error": "forbidden"}
+        await self.sio.enter_room(sid, room)
+        return {"ok": True}
+
+    # ---- HTTP -------------------------------------------------------------------------------
+    async def http(self, scope, receive, send):
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+        query = {k: v[0] for k, v in parse_qs(scope["query_string"].decode()).items()}
+        try:
+            status, payload, extra = await self.route(
+                scope["method"], scope["path"], query, headers, body
+            )
+        except Reply as r:
+            status, payload, extra = r.status, r.body, r.headers
+        except Exception:
+            log.exception("simulator handler failed")
+            status, payload, extra = 500, {"error": "internal", "message": "simulator error"}, {}
+        raw = json.dumps(payload).encode()
+        out = [(b"content-type", b"application/json")]
+        out += [(k.encode(), str(v).encode()) for k, v in extra.items()]
+        await send({"type": "http.response.start", "status": status, "headers": out})
+        await send({"type": "http.response.body", "body": raw})
+
+    async def route(self, method, path, query, headers, body):
+        if path == "/auth/v1/token" and method == "POST":
+            return self.token(query, headers, body)
+        if path.startswith("/api/"):
+            return await self.api(method, path[4:], query, headers, body)
+        if path.startswith("/_control/") and self.o.faults:
+            return await self.control(method, path[len("/_control/") :], body)
+        raise error(404, "not_found", f"No route for {method} {path}")
+
+    # ---- Auth provider ----------------------------------------------------------------------
+    def token(self, query, headers, body):
+        if time.time() < self.until["auth_down"]:
+            raise Reply(503, {"message": "Service Unavailable"})
+        if headers.get("apikey") != self.o.anon_key:
+            raise Reply(401, {"message": "Invalid API key"})
+        data = parse_json(body)
+        grant = query.get("grant_type")
+        if grant == "password":
+            user = self.users.get(str(data.get("email", "")))
+            if user is None or data.get("password") != self.o.password:
+                raise Reply(
+                    400,
+                    {"error": "invalid_grant", "error_description": "Invalid login credentials"},
+                )
+            if user.mfa:
+                raise Reply(
+                    403, {"error": "mfa_required", "error_description": "MFA enrolment is required"}
+                )
+        elif grant == "refresh_token":
+            user = self.tokens.use_refresh(str(data.get("refresh_token", "")))
+            if user is None:
+                raise Reply(
+                    400, {"error": "invalid_grant", "error_description": "Invalid Refresh Token"}
+                )
+        else:
+            raise Reply(
+                400,
+                {
+                    "error": "unsupported_grant_type",
+                    "error_description": "grant_type must be password or refresh_token",
+                },
+            )
+        return 200, self.tokens.issue(user), {}
+
+    # ---- REST -------------------------------------------------------------------------------
+    async def api(self, method, path, query, headers, body):
+        auth = headers.get("authorization", "")
+        user = self.tokens.user_for(auth[7:] if auth.lower().startswith("bearer ") else None)
+        if user is None:
+            raise error(401, "unauthorized", "Missing, malformed or expired token")
+        if time.time() < self.until["rest_errors"]:
+            status, retry_after = self.rest_error
+            extra = {"Retry-After": retry_after} if status == 429 and retry_after else {}
+            raise Reply(status, {"error": "unavailable", "message": "Injected fault"}, extra)
+        org = user.organization_id
+        centre = self.centres[org]
+        parts = [p for p in path.split("/") if p]
+        if parts and parts[0] in ("webhooks", "tenant") and user.role == "agent":
+            raise error(403, "forbidden", "This role cannot reach this endpoint")
+        since = query.get("since", "")
+
+        def recent(rows, stamp):
+            return [r for r in rows if not since or r[stamp] >= since]
+
+        if method == "GET":
+            if parts == ["agent-status"]:
+                return 200, [a.rest() for a in centre.agents.values()], {}
+            if parts == ["calls"]:
+                rows = [c.rest() for c in centre.calls.values()]
+                return 200, {"data": rows, "count": len(rows)}, {}
+            if parts == ["campaigns"]:
+                return 200, [c.rest() for c in centre.campaigns.values()], {}
+            if len(parts) == 2 and parts[0] == "campaigns":
+                campaign = centre.campaigns.get(parts[1])
+                if campaign is None:
+                    raise error(404, "not_found", "No such campaign")
+                return 200, campaign.rest(), {}
+            if parts == ["qa", "scorecards"]:
+                return 200, envelope(recent(centre.scorecards, "scored_at")), {}
+            if parts == ["qa", "templates"]:
+                return 200, envelope(centre.templates), {}
+            if parts == ["compliance", "checks"]:
+                return 200, envelope(recent(centre.checks, "checked_at")), {}
+            if parts == ["coaching", "alerts"]:
+                return 200, envelope(recent(centre.alerts, "created_at")), {}
+            if parts == ["ai"]:
+                return 200, {"enabled": True, "capabilities": ["dialer", "booking", "qa"]}, {}
+            if parts == ["tenant"]:
+                return 200, {"id": org, "name": "Simulated organisation"}, {}
+            if (
+                len(parts) == 4
+                and parts[:2] == ["webhooks", "outbound"]
+                and parts[3] == "deliveries"
+            ):
+                hook = self.hook(org, parts[2])
+                return 200, {"data": hook.deliveries}, {}
+        if method == "POST" and parts[:2] == ["webhooks", "outbound"]:
+            return self.webhook_action(org, parts[2:], parse_json(body))
+        raise error(404, "not_found", f"No route for {method} /api{path}")
+
+    def hook(self, org, hook_id):
+        hook = self.deliveries.for_org(org, hook_id)
+        if hook is None:
+            raise error(404, "not_found", "No such webhook")
+        return hook
+
+    def webhook_action(self, org, rest, data):
+        if not rest:
+            events = data.get("events")
+            name, url = data.get("name"), data.get("url")
+            if not isinstance(name, str) or not name or not isinstance(url, str) or not url:
+                raise error(422, "invalid_request", "name and url are required")
+            if not isinstance(events, list) or not events:
+                raise error(422, "invalid_event", "events must be a non-empty list")
+            unknown = [e for e in events if e not in EVENTS]
+            if unknown:
+                raise error(422, "invalid_event", f"Unknown event name(s): {unknown}")
+            headers = data.get("headers") or {}
+            if not isinstance(headers, dict):
+                raise error(422, "invalid_request", "headers must be an object")
+            hook = self.deliveries.create(org, name, url, events, headers)
+            return 201, hook.public(with_secret=True), {}
+        hook = self.hook(org, rest[0])
+        if rest[1:] == ["test"]:
+            sample = self.centres[org].business_event(hook.events[0])
+            self.deliveries.emit(org, hook.events[0], sample, only=hook)
+            return 202, {"status": "queued"}, {}
+        if len(rest) == 4 and rest[1] == "deliveries" and rest[3] == "replay":
+            if not self.deliveries.replay(hook, rest[2]):
+                raise error(404, "not_found", "No such delivery")
+            return 202, {"status": "queued"}, {}
+        raise error(404, "not_found", "No such webhook action")
+
+    # ---- Fault and test controls ------------------------------------------------------------
+    async def control(self, method, name, body):
+        data = parse_json(body)
+        now = time.time()
+        centre = self.centres[ORG_A]
+        if method == "GET" and name == "stats":
+            return 200, self.stats(), {}
+        if method == "GET" and name == "agents":
+            return 200, [a.rest() for a in centre.agents.values()], {}
+        if method != "POST":
+            raise error(405, "method_not_allowed", "POST only")
+        seconds = float(data.get("seconds", 10))
+        if name == "drop-sockets":
+            for sid in list(self.sio.manager.get_participants("/", None)):
+                await self.sio.disconnect(sid[0] if isinstance(sid, tuple) else sid)
+        elif name == "refuse-sockets":
+            self.until["refuse_sockets"] = now + seconds
+        elif name == "rest-errors":
+            self.until["rest_errors"] = now + seconds
+            self.rest_error = (int(data.get("status", 500)), data.get("retry_after", 1))
+        elif name == "auth-down":
+            self.until["auth_down"] = now + seconds
+        elif name == "revoke-refresh-tokens":
+            self.tokens.revoke_all_refresh()
+        elif name == "expire-access-tokens":
+            self.tokens.expire_all_access()
+        elif name == "skip-seq":
+            self.skip_next = True
+        elif name == "malformed-event":
+            await self.send(
+                ORG_A, "agent.status", {"agent_id": 12345, "status": ["?"], "since": "not a time"}
+            )
+        elif name == "foreign-event":
+            agent = next(iter(self.centres[ORG_B].agents.values()))
+            kind, payload = agent.event()
+            await self.send(ORG_B, kind, payload, room_org=ORG_A)
+        elif name == "bad-signature-webhook":
+            sample = centre.business_event("coaching_alert")
+            ids = []
+            for hook in list(self.deliveries.hooks.values()):
+                if hook.organization_id == ORG_A:
+                    ids += self.deliveries.emit(
+                        ORG_A, "coaching_alert", sample, only=hook, bad_signature=True
+                    )
+            return 200, {"deliveries": ids}, {}
+        elif name == "agent-status":
+            agent_id, status = data.get("agent_id"), data.get("status")
+            if agent_id not in centre.agents or not isinstance(status, str):
+                raise error(400, "bad_request", "agent_id of organisation A and status needed")
+            centre.now = now
+            for kind, payload in centre.force_status(agent_id, status, data.get("name")):
+                await self.send(ORG_A, kind, payload)
+        elif name == "webhook":
+            event = data.get("event")
+            if event not in EVENTS:
+                raise error(400, "bad_request", f"event must be one of {list(EVENTS)}")
+            ids = await self.deliver(ORG_A, [(event, centre.business_event(event))])
+            return 200, {"deliveries": ids}, {}
+        elif name == "pause":
+            self.paused = True
+        elif name == "resume":
+            self.paused = False
+        else:
+            raise error(404, "not_found", f"No control named {name}")
+        return 200, {"ok": True}, {}
+
+
+def envelope(rows):
+    return {"data": rows, "count": len(rows)}
+
+
+def parse_json(body: bytes) -> dict:
+    if not body:
+        return {}
+    try:
+        data = json.loads(body)
+    except ValueError:
+        raise error(400, "bad_request", "Body is not JSON") from None
+    if not isinstance(data, dict):
+        raise error(400, "bad_request", "Body must be a JSON object")
+    return data

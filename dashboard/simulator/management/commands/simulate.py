@@ -1,0 +1,104 @@
+"""`manage.py simulate`: the simulated tenant, served by uvicorn on its own port."""
+
+import asyncio
+import os
+
+import uvicorn
+from django.core.management.base import BaseCommand
+
+from dashboard.simulator.app import Options, Simulator
+
+
+class Command(BaseCommand):
+    help = "Run the simulated tenant (auth, REST, Socket.IO, webhooks) for demos and tests."
+
+    def add_arguments(self, parser):
+        env = os.environ.get
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--port", type=int, default=int(env("SIMULATOR_PORT", "8100")))
+        parser.add_argument("--agents", type=int, default=40)
+        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--speed", type=float, default=1.0, help="time multiplier")
+        parser.add_argument(
+            "--events-per-second",
+            type=float,
+            default=0.0,
+            help="load mode: drive organisation A's event rate directly",
+        )
+        parser.add_argument("--token-ttl", type=int, default=3600, help="access token life (s)")
+        parser.add_argument("--webhook-url", default="")
+        parser.add_argument("--webhook-secret", default=env("SIM_WEBHOOK_SECRET", ""))
+        parser.add_argument("--faults", action="store_true", help="enable /_control/")
+        parser.add_argument("--anon-key", default=env("SIM_ANON_KEY", "sim-anon-key"))
+        parser.add_argument("--password", default=env("SIM_PASSWORD", "sim-password"))
+        parser.add_argument("--email-a", default=env("SIM_EMAIL_A", "svc-a@sim.local"))
+        parser.add_argument("--email-b", default=env("SIM_EMAIL_B", "svc-b@sim.local"))
+        parser.add_argument("--email-agent", default=env("SIM_EMAIL_AGENT", "agent-a@sim.local"))
+
+    def handle(self, **o):
+        if o["agents"] < 1 or o["speed"] <= 0 or o["token_ttl"] < 1 or o["events_per_second"] < 0:
+            raise SystemExit("--agents, --speed and --token-ttl must be positive.")
+        options = Options(
+            agents=o["agents"],
+            seed=o["seed"],
+            speed=o["speed"],
+            events_per_second=o["events_per_second"],
+            token_ttl=o["token_ttl"],
+            anon_key=o["anon_key"],
+            password=o["password"],
+            emails={
+                "a": o["email_a"],
+                "b": o["email_b"],
+                "agent": o["email_agent"],
+                "mfa": "mfa-a@sim.local",
+            },
+            webhook_url=o["webhook_url"],
+            webhook_secret=o["webhook_secret"],
+            faults=o["faults"],
+        )
+        asyncio.run(self.serve(Simulator(options), o["host"], o["port"]))
+
+    async def serve(self, sim: Simulator, host: str, port: int):
+        config = uvicorn.Config(
+            sim.asgi, host=host, port=port, log_level="warning", lifespan="off", ws="websockets-sansio"
+        )
+        server = uvicorn.Server(config)
+        serving = asyncio.create_task(server.serve())
+        while not server.started:
+            if serving.done():
+                return await serving  # could not bind: uvicorn said why
+            await asyncio.sleep(0.02)
+        tasks = [asyncio.create_task(sim.run_model())]
+        if sim.o.events_per_second:
+            tasks.append(asyncio.create_task(sim.run_load()))
+            tasks.append(asyncio.create_task(self.report(sim)))
+        base = f"http://{host}:{port}"
+        users = sim.o.emails
+        self.stdout.write(
+            f"auth url: {base}\nbase url: {base}/api\n"
+            + (f"control url: {base}/_control\n" if sim.o.faults else "")
+            + f"anon key: {sim.o.anon_key}\n"
+            f"organisation A: {sim.stats()['org_a']} service user {users['a']}\n"
+            f"organisation B: {sim.stats()['org_b']} service user {users['b']}\n"
+            f"agent-role user: {users['agent']}; MFA user: {users['mfa']}\n"
+            f"password (all users): {sim.o.password}\n"
+            "simulator ready"
+        )
+        self.stdout.flush()
+        try:
+            await serving
+        finally:
+            for task in tasks:
+                task.cancel()
+            await sim.deliveries.close()
+
+    async def report(self, sim: Simulator):
+        while True:
+            await asyncio.sleep(5)
+            s = sim.stats()
+            lag = s["lag_ms"]
+            self.stdout.write(
+                f"load: {s['emit_rate']} events/s, lag p50 {lag['p50']} ms "
+                f"p99 {lag['p99']} ms max {lag['max']} ms"
+            )
+            self.stdout.flush()

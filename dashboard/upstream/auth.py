@@ -1,0 +1,146 @@
+"""The service user's session: password grant, refresh ahead of expiry, rotation.
+
+However many callers ask for a token at once, one renewal runs; the others wait for it.
+A refused refresh token falls back to a fresh sign-in; an auth provider that is down is
+retried with jittered backoff; MFA, bad credentials and a bad anon key stop and say so.
+"""
+
+import asyncio
+import logging
+import random
+import time
+
+import httpx
+
+from .errors import AuthError, auth_error_parts
+
+log = logging.getLogger("dashboard.upstream.auth")
+REFRESH_AT = 0.8  # of the token's life
+
+
+class AuthSession:
+    def __init__(
+        self,
+        auth_url: str,
+        anon_key: str,
+        email: str,
+        password: str,
+        client: httpx.AsyncClient,
+        *,
+        max_backoff: float = 30.0,
+    ):
+        self._url = f"{auth_url.rstrip('/')}/auth/v1/token"
+        self._anon_key = anon_key
+        self._email = email
+        self._password = password
+        self._client = client
+        self._max_backoff = max_backoff
+        self._lock = asyncio.Lock()
+        self._access: str | None = None
+        self._refresh: str | None = None
+        self._refresh_due = 0.0
+        self._expires = 0.0
+        self.organization_id: str | None = None
+        self.role = "unknown"
+        self.error: AuthError | None = None
+        self.renewals = 0
+
+    @property
+    def signed_in(self) -> bool:
+        return self._access is not None and time.time() < self._expires
+
+    async def token(self) -> str:
+        """A token that is not known to be expired, renewed ahead of expiry."""
+        if self._access and time.time() < self._refresh_due:
+            return self._access
+        async with self._lock:
+            if not (self._access and time.time() < self._refresh_due):
+                await self._renew()
+            return self._access
+
+    async def invalidate(self, token: str):
+        """The service refused `token` (401): the next caller renews, once."""
+        if token == self._access:
+            self._refresh_due = 0.0
+            self._expires = 0.0
+
+    async def _renew(self):
+        delay = 0.5
+        while True:
+            try:
+                if self._refresh:
+                    try:
+                        await self._grant("refresh_token", {"refresh_token": self._refresh})
+                    except AuthError as exc:
+                        if exc.kind != AuthError.REFRESH_REFUSED:
+                            raise
+                        log.warning("refresh token refused; signing in again")
+                        self._refresh = None
+                        continue
+                else:
+                    await self._grant(
+                        "password", {"email": self._email, "password": self._password}
+                    )
+                self.error = None
+                self.renewals += 1
+                return
+            except AuthError as exc:
+                self.error = exc
+                if exc.permanent:
+                    log.error("sign-in to the service failed: %s", exc)
+                    raise
+                log.warning("auth provider unavailable (%s); retrying in %.1f s", exc.detail, delay)
+            await asyncio.sleep(random.uniform(delay / 2, delay))
+            delay = min(delay * 2, self._max_backoff)
+
+    async def _grant(self, grant: str, body: dict):
+        try:
+            r = await self._client.post(
+                self._url,
+                params={"grant_type": grant},
+                json=body,
+                headers={"apikey": self._anon_key},
+                timeout=10,
+            )
+        except httpx.HTTPError as exc:
+            raise AuthError(AuthError.PROVIDER_DOWN, type(exc).__name__) from None
+        try:
+            data = r.json()
+        except ValueError:
+            data = None
+        if r.status_code == 200 and isinstance(data, dict) and data.get("access_token"):
+            self._accept(data)
+            return
+        raise self._failure(r.status_code, data, grant)
+
+    def _failure(self, status: int, body, grant: str) -> AuthError:
+        code, message = auth_error_parts(body)
+        if status >= 500 or status == 429:
+            return AuthError(AuthError.PROVIDER_DOWN, f"HTTP {status}")
+        if status == 401 or "api key" in message.lower():
+            return AuthError(AuthError.BAD_ANON_KEY, message or "the anon key was refused")
+        if code == "mfa_required" or "mfa" in message.lower():
+            return AuthError(AuthError.MFA_REQUIRED, message)
+        if grant == "refresh_token":
+            return AuthError(AuthError.REFRESH_REFUSED, code or message)
+        return AuthError(AuthError.BAD_CREDENTIALS, message or code or f"HTTP {status}")
+
+    def _accept(self, data: dict):
+        now = time.time()
+        life = data.get("expires_in")
+        life = life if isinstance(life, int | float) and life > 0 else 3600
+        self._access = data["access_token"]
+        self._refresh = data.get("refresh_token") or None
+        self._expires = now + life
+        self._refresh_due = now + REFRESH_AT * life
+        meta = (data.get("user") or {}).get("app_metadata") or {}
+        self.organization_id = meta.get("organization_id") or self.organization_id
+        self.role = meta.get("role") or self.role
+
+    def status(self) -> dict:
+        if self.error and not self.signed_in:
+            return {"signed_in": False, "reason": f"auth_error: {self.error}"}
+        return {
+            "signed_in": self.signed_in,
+            "reason": "" if self.signed_in else "not signed in yet",
+        }

@@ -1,0 +1,156 @@
+"""The service's REST API: one typed method per contract row, and one careful request path.
+
+Every call carries the bearer token; connect errors, timeouts, 5xx and 429 are retried with
+jittered backoff (429 honours Retry-After); a 401 renews the token and retries once; a 403
+names the endpoint and the role; a 404 is "absent" (None).
+"""
+
+import asyncio
+import logging
+import random
+from datetime import datetime
+
+import httpx
+
+from . import contract as c
+from .auth import AuthSession
+from .errors import ContractError, Forbidden, UpstreamError
+
+log = logging.getLogger("dashboard.upstream.rest")
+
+
+class RestClient:
+    def __init__(
+        self,
+        base_url: str,
+        session: AuthSession,
+        client: httpx.AsyncClient,
+        *,
+        attempts: int = 4,
+        max_backoff: float = 8.0,
+        timeout: float = 10.0,
+    ):
+        self._base = base_url.rstrip("/")
+        self._session = session
+        self._client = client
+        self._attempts = attempts
+        self._max_backoff = max_backoff
+        self._timeout = timeout
+
+    async def request(self, method: str, path: str, *, params=None, json=None):
+        """The decoded JSON body, or None for 404 (absent)."""
+        endpoint = f"{method} {path}"
+        renewed = False
+        delay = 0.25
+        last = ""
+        for attempt in range(1, self._attempts + 1):
+            token = await self._session.token()
+            try:
+                r = await self._client.request(
+                    method,
+                    self._base + path,
+                    params=params,
+                    json=json,
+                    timeout=self._timeout,
+                    headers={"Authorization": f"Bearer {token}"},
+                )
+            except httpx.TransportError as exc:
+                last = f"{type(exc).__name__}"
+            else:
+                if r.status_code == 401 and not renewed:
+                    renewed = True
+                    await self._session.invalidate(token)
+                    continue
+                if r.status_code == 403:
+                    raise Forbidden(endpoint, self._session.role)
+                if r.status_code == 404:
+                    return None
+                if r.status_code < 400:
+                    return _json(r, endpoint)
+                if r.status_code != 429 and r.status_code < 500:
+                    raise UpstreamError(f"{endpoint} answered {r.status_code}: {_message(r)}")
+                last = f"HTTP {r.status_code}"
+                if r.status_code == 429:
+                    delay = max(delay, _retry_after(r))
+            if attempt < self._attempts:
+                log.info("%s failed (%s), attempt %d; retrying", endpoint, last, attempt)
+                await asyncio.sleep(random.uniform(delay / 2, delay))
+                delay = min(delay * 2, self._max_backoff)
+        raise UpstreamError(f"{endpoint} failed after {self._attempts} attempts: {last}")
+
+    async def _get(self, path, **params):
+        return await self.request("GET", path, params={k: v for k, v in params.items() if v})
+
+    # ---- The contract's rows ------------------------------------------------------------------
+    async def agents(self) -> list[c.Agent]:
+        return c.agents_from(await self._get("/agent-status"))
+
+    async def active_calls(self) -> list[c.Call]:
+        return c.calls_from(await self._get("/calls", status="active"))
+
+    async def campaigns(self) -> list[c.Campaign]:
+        return c.campaigns_from(await self._get("/campaigns"))
+
+    async def campaign(self, campaign_id: str) -> c.Campaign | None:
+        body = await self._get(f"/campaigns/{campaign_id}")
+        return None if body is None else c.parse_campaign(body)
+
+    async def scorecards(self, since: datetime | None = None) -> list[c.Scorecard]:
+        return c.scorecards_from(await self._get("/qa/scorecards", since=_iso(since)))
+
+    async def templates(self) -> list[c.Template]:
+        return c.templates_from(await self._get("/qa/templates"))
+
+    async def compliance_checks(self, since: datetime | None = None) -> list[c.ComplianceCheck]:
+        return c.checks_from(await self._get("/compliance/checks", since=_iso(since)))
+
+    async def coaching_alerts(self, since: datetime | None = None) -> list[c.CoachingAlert]:
+        return c.alerts_from(await self._get("/coaching/alerts", since=_iso(since)))
+
+    async def ai_status(self) -> c.AiStatus:
+        return c.parse_ai(await self._get("/ai"))
+
+    async def create_webhook(
+        self, name: str, url: str, events=c.WEBHOOK_EVENTS, headers: dict | None = None
+    ) -> c.Webhook:
+        body = {"name": name, "url": url, "events": list(events), "headers": headers or {}}
+        return c.parse_webhook(await self.request("POST", "/webhooks/outbound", json=body))
+
+    async def test_webhook(self, webhook_id: str) -> bool:
+        return await self.request("POST", f"/webhooks/outbound/{webhook_id}/test") is not None
+
+    async def deliveries(self, webhook_id: str) -> list[c.Delivery] | None:
+        body = await self._get(f"/webhooks/outbound/{webhook_id}/deliveries")
+        return None if body is None else c.deliveries_from(body)
+
+    async def replay(self, webhook_id: str, delivery_id: str) -> bool:
+        path = f"/webhooks/outbound/{webhook_id}/deliveries/{delivery_id}/replay"
+        return await self.request("POST", path) is not None
+
+
+def _iso(when: datetime | None) -> str | None:
+    return when.isoformat() if when else None
+
+
+def _json(r: httpx.Response, endpoint: str):
+    try:
+        return r.json()
+    except ValueError:
+        raise ContractError(f"{endpoint} did not answer JSON") from None
+
+
+def _message(r: httpx.Response) -> str:
+    try:
+        body = r.json()
+    except ValueError:
+        return r.text[:200]
+    if isinstance(body, dict):
+        return str(body.get("message") or body.get("error") or body)[:300]
+    return str(body)[:300]
+
+
+def _retry_after(r: httpx.Response) -> float:
+    try:
+        return min(max(float(r.headers.get("Retry-After", "1")), 0.1), 30.0)
+    except ValueError:
+        return 1.0
