@@ -12,6 +12,8 @@ import time
 
 import httpx
 
+from dashboard.aio import pause
+
 from .errors import AuthError, auth_error_parts
 
 log = logging.getLogger("dashboard.upstream.auth")
@@ -57,6 +59,17 @@ class AuthSession:
             if not (self._access and time.time() < self._refresh_due):
                 await self._renew()
             return self._access
+
+    async def keep_fresh(self, stop: asyncio.Event):
+        """Renew at 80 % of each token's life even when nobody asks, so a reconnect or a
+        REST call never waits for a renewal and a refresh token is never left to lapse."""
+        while not stop.is_set():
+            try:
+                await self.token()
+                wait = max(0.2, self._refresh_due - time.time())
+            except AuthError:  # logged and in status(); try again, but gently
+                wait = self._max_backoff
+            await pause(stop, wait)
 
     async def invalidate(self, token: str):
         """The service refused `token` (401): the next caller renews, once."""

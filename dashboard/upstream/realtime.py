@@ -88,6 +88,13 @@ class Bridge:
 
     # ---- The supervising loop ----------------------------------------------------------------
     async def run(self, stop: asyncio.Event):
+        fresh = asyncio.ensure_future(self.session.keep_fresh(stop))
+        try:
+            await self._supervise(stop)
+        finally:
+            fresh.cancel()
+
+    async def _supervise(self, stop: asyncio.Event):
         delay = 0.5
         while not stop.is_set():
             wait = None

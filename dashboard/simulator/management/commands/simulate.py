@@ -60,7 +60,12 @@ class Command(BaseCommand):
 
     async def serve(self, sim: Simulator, host: str, port: int):
         config = uvicorn.Config(
-            sim.asgi, host=host, port=port, log_level="warning", lifespan="off", ws="websockets-sansio"
+            sim.asgi,
+            host=host,
+            port=port,
+            log_level="warning",
+            lifespan="off",
+            ws="websockets-sansio",
         )
         server = uvicorn.Server(config)
         serving = asyncio.create_task(server.serve())

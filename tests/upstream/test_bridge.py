@@ -1,0 +1,142 @@
+"""The realtime bridge against the simulated tenant over real sockets.
+
+After each disturbance the model is paused and the live state must equal the simulator's
+truth as its REST API tells it.
+"""
+
+import asyncio
+import time
+
+import httpx
+import pytest
+
+from tests.upstream.helpers import StateSink, bridge_for, seen, truth
+
+
+async def eventually(check, timeout=15.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        if check():
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.1)
+
+
+class Running:
+    """A bridge running in the background for the length of a `with` block."""
+
+    def __init__(self, sim, **options):
+        self.sim, self.options = sim, options
+        self.sink = StateSink()
+
+    async def __aenter__(self):
+        self.client = httpx.AsyncClient()
+        self.bridge, self.rest = bridge_for(self.sim, self.client, self.sink, **self.options)
+        self.stop = asyncio.Event()
+        self.task = asyncio.create_task(self.bridge.run(self.stop))
+        await eventually(lambda: self.bridge.joined and self.sink.snapshots >= 1)
+        return self
+
+    async def __aexit__(self, *exc):
+        self.stop.set()
+        await asyncio.wait_for(self.task, timeout=10)
+        await self.client.aclose()
+
+    async def matches_truth(self):
+        self.sim.control("pause")
+        await asyncio.sleep(0.5)  # let the last events arrive
+        assert seen(self.sink) == truth(self.sim)
+        self.sim.control("resume")
+
+
+async def test_it_loads_the_state_on_join_and_follows_events(simulator):
+    async with Running(simulator) as run:
+        await eventually(lambda: len(run.sink.seqs) >= 10)
+        await run.matches_truth()
+        assert run.sink.statuses[-1][0] == "connected"
+
+
+async def test_it_reconnects_and_resyncs_after_a_socket_drop(simulator):
+    async with Running(simulator) as run:
+        simulator.control("drop-sockets")
+        await eventually(lambda: run.bridge.counters["connects"] >= 2 and run.bridge.joined)
+        assert any(s == "disconnected" for s, _ in run.sink.statuses)
+        await eventually(lambda: run.sink.snapshots >= 2)
+        await run.matches_truth()
+
+
+async def test_it_keeps_trying_while_sockets_are_refused(simulator):
+    async with Running(simulator) as run:
+        simulator.control("refuse-sockets", seconds=3)
+        simulator.control("drop-sockets")
+        await asyncio.sleep(1.5)
+        assert not run.bridge.joined
+        await eventually(lambda: run.bridge.joined, timeout=20)
+        await run.matches_truth()
+
+
+async def test_it_reloads_on_a_seq_gap(simulator):
+    async with Running(simulator) as run:
+        await eventually(lambda: len(run.sink.seqs) >= 3)
+        resyncs = run.bridge.counters["resyncs"]
+        simulator.control("skip-seq")
+        await eventually(lambda: run.bridge.counters["gaps"] == 1)
+        await eventually(lambda: run.bridge.counters["resyncs"] == resyncs + 1)
+        await run.matches_truth()
+
+
+async def test_it_drops_and_counts_another_organisations_event(simulator):
+    async with Running(simulator) as run:
+        simulator.control("pause")
+        await asyncio.sleep(0.3)
+        before = set(run.sink.state.agents)
+        simulator.control("foreign-event")
+        await eventually(lambda: run.bridge.counters["foreign"] == 1)
+        assert set(run.sink.state.agents) == before
+        simulator.control("resume")
+
+
+async def test_it_skips_a_malformed_event_and_carries_on(simulator, caplog):
+    async with Running(simulator) as run:
+        simulator.control("malformed-event")
+        await eventually(lambda: run.bridge.counters["malformed"] == 1)
+        count = len(run.sink.seqs)
+        await eventually(lambda: len(run.sink.seqs) > count + 2)
+        await run.matches_truth()
+    assert "malformed agent.status event skipped" in caplog.text
+
+
+async def test_it_survives_a_rest_outage_during_reload(simulator):
+    async with Running(simulator) as run:
+        simulator.control("rest-errors", status=500, seconds=2)
+        simulator.control("drop-sockets")
+        await eventually(lambda: run.sink.snapshots >= 2, timeout=25)
+        assert run.sink.statuses[-1][0] == "connected"
+        await run.matches_truth()
+
+
+async def test_it_reports_a_refused_sign_in_as_a_configuration_error(simulator):
+    sink = StateSink()
+    async with httpx.AsyncClient() as client:
+        bridge, _ = bridge_for(simulator, client, sink, email="mfa-a@sim.local")
+        stop = asyncio.Event()
+        task = asyncio.create_task(bridge.run(stop))
+        await eventually(lambda: any(s == "config_error" for s, _ in sink.statuses))
+        stop.set()
+        await asyncio.wait_for(task, timeout=10)
+    reason = next(r for s, r in sink.statuses if s == "config_error")
+    assert reason.startswith("mfa_required")
+
+
+@pytest.mark.timeout(150)
+async def test_it_loses_no_event_over_a_minute_of_two_second_tokens(sim_factory):
+    sim = sim_factory("--token-ttl", "2", "--faults", "--speed", "4", "--seed", "3")
+    async with Running(sim) as run:
+        await asyncio.sleep(60)
+        seqs = run.sink.seqs
+        assert len(seqs) > 100
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # contiguous: none dropped
+        assert run.bridge.session.renewals >= 25  # it refreshed all along
+        assert run.bridge.counters["gaps"] == 0
+        await run.matches_truth()
