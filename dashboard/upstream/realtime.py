@@ -123,6 +123,8 @@ class Bridge:
         for kind in c.REALTIME_EVENTS:
             client.on(kind, self._handler(kind))
         self.sink.status("connecting", "")
+        refusals = []
+        client.on("connect_error", lambda data=None: refusals.append(data))
         await self.session.token()  # sign-in errors surface here, as themselves
         try:
             try:
@@ -133,10 +135,11 @@ class Bridge:
                     socketio_path="socket.io",
                     wait_timeout=10,
                 )
-            except socketio.exceptions.ConnectionError as exc:
-                if "unauthorized" in str(exc):
+            except socketio.exceptions.ConnectionError:
+                said = refusals[-1] if refusals else None
+                if isinstance(said, dict) and said.get("message") == "unauthorized":
                     await self.session.invalidate(await self.session.token())
-                raise
+                raise ConnectionError(f"the service refused the realtime connection: {said}")
             self.counters["connects"] += 1
             org = self.session.organization_id
             ack = await client.call("join", {"room": f"org:{org}"}, timeout=10)

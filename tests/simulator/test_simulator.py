@@ -1,0 +1,349 @@
+"""The simulated tenant honours the contract over real sockets, failures included."""
+
+import asyncio
+import hashlib
+import hmac
+import json
+import time
+
+import httpx
+import pytest
+import socketio
+
+from tests.simulator.receiver import Receiver
+
+
+@pytest.fixture
+def receiver():
+    r = Receiver()
+    yield r
+    r.close()
+
+
+def token_call(sim, grant, body, anon_key=None):
+    return httpx.post(
+        f"{sim.auth_url}/auth/v1/token",
+        params={"grant_type": grant},
+        json=body,
+        headers={"apikey": anon_key or sim.anon_key},
+        timeout=10,
+    )
+
+
+def wait_for(check, timeout=15):
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.1)
+
+
+# ---- Auth provider ----------------------------------------------------------------------------
+def test_it_issues_tokens_shaped_as_the_contract_says(simulator):
+    body = simulator.sign_in()
+    assert body["token_type"] == "bearer" and body["expires_in"] == 3600
+    assert body["expires_at"] > time.time()
+    assert body["user"]["app_metadata"] == {
+        "organization_id": simulator.org_a,
+        "role": "supervisor",
+    }
+
+
+def test_it_answers_every_auth_failure_of_the_contract(simulator):
+    bad_key = token_call(
+        simulator, "password", {"email": simulator.email_a, "password": simulator.password}, "nope"
+    )
+    assert (bad_key.status_code, bad_key.json()) == (401, {"message": "Invalid API key"})
+    wrong = token_call(simulator, "password", {"email": simulator.email_a, "password": "x"})
+    assert (wrong.status_code, wrong.json()["error"]) == (400, "invalid_grant")
+    mfa = token_call(
+        simulator, "password", {"email": simulator.email_mfa, "password": simulator.password}
+    )
+    assert (mfa.status_code, mfa.json()["error"]) == (403, "mfa_required")
+
+
+def test_it_rotates_refresh_tokens_and_refuses_reuse(simulator):
+    first = simulator.sign_in()["refresh_token"]
+    renewed = token_call(simulator, "refresh_token", {"refresh_token": first})
+    assert renewed.status_code == 200 and renewed.json()["refresh_token"] != first
+    reused = token_call(simulator, "refresh_token", {"refresh_token": first})
+    assert (reused.status_code, reused.json()["error"]) == (400, "invalid_grant")
+    unknown = token_call(simulator, "refresh_token", {"refresh_token": "never-issued"})
+    assert unknown.status_code == 400
+
+
+def test_it_refuses_expired_tokens_on_rest(sim_factory):
+    sim = sim_factory("--token-ttl", "1")
+    token = sim.sign_in()["access_token"]
+    assert sim.get("/ai", token).status_code == 200
+    time.sleep(1.2)
+    r = sim.get("/ai", token)
+    assert r.status_code == 401 and r.json()["error"] == "unauthorized"
+
+
+# ---- REST -------------------------------------------------------------------------------------
+def test_it_answers_each_rest_row_in_its_own_convention(simulator):
+    token = simulator.sign_in()["access_token"]
+    agents = simulator.get("/agent-status", token).json()
+    assert isinstance(agents, list) and {"agentId", "statusSince", "callId"} <= set(agents[0])
+    calls = simulator.get("/calls", token, status="active").json()
+    assert set(calls) == {"data", "count"} and calls["count"] == len(calls["data"])
+    campaigns = simulator.get("/campaigns", token).json()
+    assert isinstance(campaigns, list) and "dialMode" in campaigns[0]
+    one = simulator.get(f"/campaigns/{campaigns[0]['id']}", token).json()
+    assert one == campaigns[0] or one["id"] == campaigns[0]["id"]
+    for path in ("/qa/scorecards", "/qa/templates", "/compliance/checks", "/coaching/alerts"):
+        assert set(simulator.get(path, token).json()) == {"data", "count"}
+    assert simulator.get("/ai", token).json()["enabled"] is True
+
+
+def test_it_keeps_organisations_apart_over_rest(simulator):
+    token_a = simulator.sign_in()["access_token"]
+    token_b = simulator.sign_in(simulator.email_b)["access_token"]
+    campaign_b = simulator.get("/campaigns", token_b).json()[0]["id"]
+    assert simulator.get(f"/campaigns/{campaign_b}", token_a).status_code == 404
+    ids_a = {a["agentId"] for a in simulator.get("/agent-status", token_a).json()}
+    ids_b = {a["agentId"] for a in simulator.get("/agent-status", token_b).json()}
+    assert ids_a and ids_b and not ids_a & ids_b
+
+
+def test_it_keeps_admin_groups_from_the_agent_role(simulator):
+    token = simulator.sign_in(simulator.email_agent)["access_token"]
+    assert simulator.get("/tenant", token).status_code == 403
+    r = httpx.post(
+        f"{simulator.base_url}/webhooks/outbound",
+        json={},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert r.status_code == 403
+
+
+def test_it_validates_webhook_event_names(simulator):
+    token = simulator.sign_in()["access_token"]
+    r = httpx.post(
+        f"{simulator.base_url}/webhooks/outbound",
+        json={"name": "n", "url": "http://127.0.0.1:9/", "events": ["call_done"]},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert (r.status_code, r.json()["error"]) == (422, "invalid_event")
+
+
+# ---- Webhooks ---------------------------------------------------------------------------------
+def create_hook(sim, url, events=None):
+    token = sim.sign_in()["access_token"]
+    r = httpx.post(
+        f"{sim.base_url}/webhooks/outbound",
+        json={
+            "name": "test",
+            "url": url,
+            "headers": {"X-Custom": "yes"},
+            "events": events or ["coaching_alert", "qa_scored"],
+        },
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert r.status_code == 201
+    return r.json(), token
+
+
+def test_it_signs_deliveries_over_the_raw_body(simulator, receiver):
+    hook, _ = create_hook(simulator, receiver.url)
+    simulator.control("webhook", event="coaching_alert")
+    wait_for(lambda: receiver.received)
+    headers, body = receiver.received[0]
+    expected = "sha256=" + hmac.new(hook["secret"].encode(), body, hashlib.sha256).hexdigest()
+    assert headers["x-webhook-signature"] == expected
+    assert headers["x-webhook-event"] == "coaching_alert" and headers["x-custom"] == "yes"
+    payload = json.loads(body)
+    assert payload["event"] == "coaching_alert" and payload["organization_id"] == simulator.org_a
+    assert {"alert_id", "agent_id", "severity", "kind", "message"} <= set(payload["data"])
+
+
+def test_it_retries_with_the_same_id_and_logs_every_attempt(simulator):
+    receiver = Receiver(statuses=[500, 503])
+    try:
+        hook, token = create_hook(simulator, receiver.url)
+        simulator.control("webhook", event="qa_scored")
+        wait_for(lambda: len(receiver.received) == 3, timeout=10)  # after 1 s and 2 s
+        ids = {json.loads(body)["id"] for _, body in receiver.received}
+        assert len(ids) == 1
+        log = simulator.get(f"/webhooks/outbound/{hook['id']}/deliveries", token).json()["data"]
+        assert [(d["attempt"], d["status_code"]) for d in log] == [(1, 500), (2, 503), (3, 200)]
+        replay = httpx.post(
+            f"{simulator.base_url}/webhooks/outbound/{hook['id']}/deliveries/{log[0]['id']}/replay",
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert replay.status_code == 202
+        wait_for(lambda: len(receiver.received) == 4)
+        assert receiver.received[3][1] == receiver.received[0][1]  # the same body again
+    finally:
+        receiver.close()
+
+
+def test_it_sends_a_sample_on_test(simulator, receiver):
+    hook, token = create_hook(simulator, receiver.url)
+    r = httpx.post(
+        f"{simulator.base_url}/webhooks/outbound/{hook['id']}/test",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert r.status_code == 202
+    wait_for(lambda: receiver.received)
+
+
+def test_it_can_send_a_badly_signed_delivery(simulator, receiver):
+    hook, _ = create_hook(simulator, receiver.url)
+    simulator.control("bad-signature-webhook")
+    wait_for(lambda: receiver.received)
+    headers, body = receiver.received[0]
+    good = "sha256=" + hmac.new(hook["secret"].encode(), body, hashlib.sha256).hexdigest()
+    assert headers["x-webhook-signature"] != good
+
+
+# ---- Socket.IO --------------------------------------------------------------------------------
+def refusals(client):
+    """What the server said when it refused the client's connect packet."""
+    said = []
+    client.on("connect_error", lambda data: said.append(data))
+    return said
+
+
+async def listen(sim, email=None, room=None, seconds=1.5, token=None):
+    token = token or sim.sign_in(email)["access_token"]
+    client = socketio.AsyncClient(reconnection=False)
+    events = []
+    for kind in ("agent.status", "call.started", "call.updated", "call.ended", "queue.stats"):
+        client.on(kind, lambda data, kind=kind: events.append((kind, data)))
+    await client.connect(sim.auth_url, auth={"token": token}, transports=["websocket"])
+    ack = await client.call("join", {"room": room or f"org:{sim.org_a}"}, timeout=5)
+    await asyncio.sleep(seconds)
+    await client.disconnect()
+    return ack, events
+
+
+async def test_it_streams_the_five_events_with_seq_and_time(sim_factory):
+    sim = sim_factory("--speed", "30", "--seed", "11")
+    ack, events = await listen(sim, seconds=4)
+    assert ack == {"ok": True}
+    kinds = {k for k, _ in events}
+    assert {"agent.status", "call.started", "call.ended"} <= kinds
+    seqs = [d["seq"] for _, d in events]
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+    assert all(
+        d["organization_id"] == sim.org_a and d["emitted_at"].endswith("Z") for _, d in events
+    )
+
+
+async def test_it_refuses_another_organisations_room(simulator):
+    ack, events = await listen(simulator, room=f"org:{simulator.org_b}", seconds=0.5)
+    assert ack == {"ok": False, "error": "forbidden"}
+    assert events == []
+
+
+async def test_it_refuses_a_bad_or_expired_token(sim_factory):
+    sim = sim_factory("--token-ttl", "1")
+    client = socketio.AsyncClient(reconnection=False)
+    said = refusals(client)
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        await client.connect(sim.auth_url, auth={"token": "forged"}, transports=["websocket"])
+    token = sim.sign_in()["access_token"]
+    await asyncio.sleep(1.2)
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        await client.connect(sim.auth_url, auth={"token": token}, transports=["websocket"])
+    assert said == [{"message": "unauthorized"}] * 2
+
+
+async def test_it_delivers_an_agents_events_to_its_agent_room(simulator):
+    agent = simulator.agents()[0]["agentId"]
+
+    async def force():
+        await asyncio.sleep(0.5)
+        await asyncio.to_thread(simulator.control, "agent-status", agent_id=agent, status="paused")
+
+    (ack, events), _ = await asyncio.gather(listen(simulator, room=f"agent:{agent}"), force())
+    assert ack == {"ok": True}
+    assert events and all(d["agent_id"] == agent for _, d in events)
+
+
+def first_events(sim_factory, seed, n=25):
+    sim = sim_factory("--speed", "10", "--seed", str(seed))
+    _, events = asyncio.run(listen(sim, seconds=3))
+    sim.stop()
+    strip = ("emitted_at", "since", "started_at", "ended_at", "organization_id")
+    return [(k, {f: v for f, v in d.items() if f not in strip}) for k, d in events[:n]]
+
+
+def test_it_is_deterministic_for_a_seed(sim_factory):
+    one, two = first_events(sim_factory, 5), first_events(sim_factory, 5)
+    assert len(one) == 25 and one == two
+    assert first_events(sim_factory, 6) != one
+
+
+# ---- Fault controls ---------------------------------------------------------------------------
+async def test_it_drops_sockets_and_refuses_new_ones_on_command(simulator):
+    token = simulator.sign_in()["access_token"]
+    client = socketio.AsyncClient(reconnection=False)
+    await client.connect(simulator.auth_url, auth={"token": token}, transports=["websocket"])
+    await asyncio.to_thread(simulator.control, "refuse-sockets", seconds=2)
+    await asyncio.to_thread(simulator.control, "drop-sockets")
+    await asyncio.sleep(0.5)
+    assert not client.connected
+    said = refusals(client)
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        await client.connect(simulator.auth_url, auth={"token": token}, transports=["websocket"])
+    assert said == [{"message": "unavailable"}]
+    await asyncio.sleep(2)
+    await client.connect(simulator.auth_url, auth={"token": token}, transports=["websocket"])
+    await client.disconnect()
+
+
+def test_it_injects_rest_errors_and_auth_outages_for_a_while(simulator):
+    token = simulator.sign_in()["access_token"]
+    simulator.control("rest-errors", status=429, seconds=1, retry_after=3)
+    r = simulator.get("/ai", token)
+    assert (r.status_code, r.headers["retry-after"]) == (429, "3")
+    simulator.control("auth-down", seconds=1)
+    assert token_call(simulator, "password", {}).status_code == 503
+    time.sleep(1.1)
+    assert simulator.get("/ai", token).status_code == 200
+    assert simulator.sign_in()["access_token"]
+
+
+def test_it_expires_and_revokes_tokens_on_command(simulator):
+    body = simulator.sign_in()
+    simulator.control("expire-access-tokens")
+    assert simulator.get("/ai", body["access_token"]).status_code == 401
+    simulator.control("revoke-refresh-tokens")
+    r = token_call(simulator, "refresh_token", {"refresh_token": body["refresh_token"]})
+    assert r.status_code == 400
+
+
+async def test_it_injects_bad_events_on_command(simulator):
+    before = {}
+
+    async def poke():
+        await asyncio.sleep(0.3)
+        await asyncio.to_thread(simulator.control, "pause")
+        before.update(await asyncio.to_thread(simulator.stats))
+        for name in ("skip-seq", "malformed-event", "foreign-event"):
+            await asyncio.to_thread(simulator.control, name)
+
+    (_, events), _ = await asyncio.gather(listen(simulator, seconds=1.5), poke())
+    [malformed] = [d for _, d in events if not isinstance(d.get("agent_id"), str)]
+    [foreign] = [d for _, d in events if d["organization_id"] == simulator.org_b]
+    assert malformed["seq"] == before["seq"][simulator.org_a] + 2  # one number skipped
+    assert foreign["agent_id"] not in {a["agentId"] for a in simulator.agents()}
+
+
+def test_it_has_no_controls_without_faults(sim_factory):
+    sim = sim_factory()
+    assert httpx.post(f"{sim.control_url}/drop-sockets").status_code == 404
+
+
+def test_load_mode_holds_its_rate(sim_factory):
+    sim = sim_factory("--agents", "1000", "--events-per-second", "200", "--faults")
+
+    async def count():
+        return (await listen(sim, seconds=5))[1]
+
+    events = asyncio.run(count())
+    assert 850 <= len(events) <= 1100
+    stats = sim.stats()
+    assert stats["emit_rate"] >= 190 and stats["lag_ms"]["p99"] < 50
