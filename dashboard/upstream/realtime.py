@@ -139,7 +139,9 @@ class Bridge:
                 said = refusals[-1] if refusals else None
                 if isinstance(said, dict) and said.get("message") == "unauthorized":
                     await self.session.invalidate(await self.session.token())
-                raise ConnectionError(f"the service refused the realtime connection: {said}")
+                raise ConnectionError(
+                    f"the service refused the realtime connection: {said}"
+                ) from None
             self.counters["connects"] += 1
             org = self.session.organization_id
             ack = await client.call("join", {"room": f"org:{org}"}, timeout=10)
