@@ -6,7 +6,6 @@ does, so end-to-end tests drive the product through its public faces only.
 """
 
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -16,6 +15,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+
+from tests.simulator_process import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -30,12 +31,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass
@@ -73,8 +68,9 @@ class DashboardServer:
                 self.process.wait()
 
 
-def start_dashboard(sim, tmp_path, extra_env=None):
-    """Start `manage.py serve` against the simulator `sim`; wait until /readyz says ready."""
+def start_dashboard(sim, tmp_path, extra_env=None, wait_ready=True):
+    """Start `manage.py serve` against the simulator `sim`; wait until /readyz says ready
+    (or, with wait_ready=False, until it answers at all)."""
     port = free_port()
     env = {
         **os.environ,
@@ -109,7 +105,8 @@ def start_dashboard(sim, tmp_path, extra_env=None):
         if process.poll() is not None:
             raise RuntimeError(f"the dashboard exited early:\n{server.log()}")
         try:
-            if httpx.get(f"{server.url}/readyz", timeout=1).status_code == 200:
+            status = httpx.get(f"{server.url}/readyz", timeout=1).status_code
+            if status == 200 or not wait_ready:
                 return server
         except httpx.HTTPError:
             pass

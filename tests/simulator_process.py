@@ -49,8 +49,8 @@ class Sim:
     def control_url(self):
         return f"{self.auth_url}/_control"
 
-    def control(self, name, **body):
-        r = httpx.post(f"{self.control_url}/{name}", json=body, timeout=10)
+    def control(self, control, **body):
+        r = httpx.post(f"{self.control_url}/{control}", json=body, timeout=10)
         r.raise_for_status()
         return r.json()
 

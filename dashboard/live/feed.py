@@ -86,6 +86,8 @@ class LiveFeed:
     # ---- Pushing ----------------------------------------------------------------------------
     async def run(self, stop: asyncio.Event):
         last = 0.0
+        watcher = asyncio.ensure_future(stop.wait())
+        watcher.add_done_callback(lambda _: self.wakeup.set())  # stopping wakes the loop
         while not stop.is_set():
             await pause(self.wakeup, self.heartbeat)  # on a quiet floor: a heartbeat push
             gap = time.monotonic() - last

@@ -44,16 +44,21 @@
   }
 
   /* ---- The one ticking loop ---- */
+  function showTime(elt) {
+    const s = since(elt);
+    const out = elt.querySelector(".timer") || elt;
+    const text = s === null ? "–" : clock(s);
+    if (out.textContent !== text) out.textContent = text;
+    return elt.dataset.limit ? setLevel(elt, level(s, thresholds[elt.dataset.limit], false)) : 0;
+  }
+  function showTimes(root) {
+    let breaches = root.dataset && root.dataset.since ? showTime(root) : 0;
+    for (const elt of root.querySelectorAll("[data-since]")) breaches += showTime(elt);
+    return breaches;
+  }
+
   function tick() {
-    let breaches = 0;
-    for (const elt of document.querySelectorAll("[data-since]")) {
-      const s = since(elt);
-      const out = elt.querySelector(".timer") || elt;
-      const text = s === null ? "–" : clock(s);
-      if (out.textContent !== text) out.textContent = text;
-      const limits = thresholds[elt.dataset.limit];
-      if (elt.dataset.limit) breaches += setLevel(elt, level(s, limits, false));
-    }
+    let breaches = showTimes(document);
     for (const elt of document.querySelectorAll("[data-value][data-limit]")) {
       const limits = thresholds[elt.dataset.limit];
       const value = elt.dataset.value === "" ? null : Number(elt.dataset.value);
@@ -175,26 +180,32 @@
     const list = elt && elt.dataset && elt.dataset.into && document.getElementById(elt.dataset.into);
     if (list) {
       list.appendChild(elt);
+      showTimes(elt);
       if (elt.classList.contains("agent")) applyFilter(elt, filters());
       sortDirty = true;
     }
   });
   document.body.addEventListener("htmx:oobAfterSwap", (e) => {
     const elt = e.target;  // the new element; e.detail.target is the one it replaced
+    if (elt.nodeType === 1) showTimes(elt);  // a new row shows its time at once
     if (elt.id === "agents") applyFilters();
     else if (elt.classList && elt.classList.contains("agent")) {
+      elt.style.order = e.detail.target.style.order;  // keep its place until the next sort
       applyFilter(elt, filters());
       sortDirty = true;
     }
   });
   if (socketElt) {
-    socketElt.addEventListener("htmx:wsOpen", () => { socketState = "open"; });
+    socketElt.addEventListener("htmx:wsOpen", () => { socketState = "open"; showFreshness(); });
     socketElt.addEventListener("htmx:wsClose", (e) => {
       const code = e.detail.event.code;
       socketState = code === 4401 || code === 4403 ? "signed-out" : "closed";
       showFreshness();
     });
-    socketElt.addEventListener("htmx:wsAfterMessage", () => { lastMessageAt = Date.now(); });
+    socketElt.addEventListener("htmx:wsAfterMessage", () => {
+      lastMessageAt = Date.now();
+      showFreshness();
+    });
   }
 
   /* ---- Clock for wallboards ---- */

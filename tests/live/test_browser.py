@@ -1,0 +1,99 @@
+"""The live view in Chromium against a real dashboard process and simulated tenant."""
+
+import re
+
+import pytest
+
+from tests.servers import screenshot, sign_in, start_dashboard
+
+XSS = "<img src=x onerror=alert(1)>"
+
+
+@pytest.fixture
+def floor(sim_factory, tmp_path):
+    sim = sim_factory("--faults", "--seed", "7")
+    server = start_dashboard(sim, tmp_path)
+    yield sim, server
+    server.stop()
+
+
+def test_it_shows_a_state_change_within_two_seconds(floor, page):
+    sim, server = floor
+    sign_in(page, server, server.add_user("sam", "supervisor"))
+    page.wait_for_selector("#agents .agent >> nth=39")
+    assert page.locator("#conn").get_attribute("data-state") == "live"
+    screenshot(page, "live-1-signed-in")
+
+    agent = sim.agents()[5]
+    sim.control("agent-status", agent_id=agent["agentId"], status="paused")
+    tile = page.locator(f"#agent-{agent['agentId']}")
+    tile.and_(page.locator("[data-state=paused]")).wait_for(timeout=2000)
+    assert "Paused" in tile.inner_text()
+    screenshot(page, "live-2-agent-paused")
+
+
+def test_it_filters_the_grid_and_keeps_the_filter_in_the_url(floor, page):
+    sim, server = floor
+    sim.control("pause")
+    paused = [a["agentId"] for a in sim.agents()[:3]]
+    for agent_id in paused:
+        sim.control("agent-status", agent_id=agent_id, status="paused")
+    sign_in(page, server, server.add_user("sam", "supervisor"))
+    page.wait_for_selector("#agents .agent >> nth=39")
+    page.select_option("#f-state", "paused")
+    assert re.search(r"\?state=paused$", page.url)
+    visible = page.locator("#agents .agent:visible")
+    assert sorted(visible.evaluate_all("els => els.map(e => e.id)")) == sorted(
+        f"agent-{a}" for a in paused
+    )
+    page.reload()
+    page.wait_for_selector("#agents .agent >> nth=39", state="attached")
+    assert page.locator("#f-state").input_value() == "paused"
+    assert page.locator("#agents .agent:visible").count() == 3
+    page.fill("#f-q", sim.agents()[0]["name"][:4])
+    assert 1 <= page.locator("#agents .agent:visible").count() <= 3
+    screenshot(page, "live-3-filtered")
+
+
+def test_it_says_upstream_disconnected_when_the_service_drops_and_recovers(floor, page):
+    sim, server = floor
+    sign_in(page, server, server.add_user("sam", "supervisor"))
+    page.wait_for_selector("#conn[data-state=live]")
+    sim.control("refuse-sockets", seconds=4)
+    sim.control("drop-sockets")
+    page.wait_for_selector("#conn[data-state=upstream]", timeout=3000)
+    assert "Upstream disconnected" in page.inner_text("#conn")
+    screenshot(page, "live-4-upstream-disconnected")
+    page.wait_for_selector("#conn[data-state=live]", timeout=20000)
+
+
+def test_it_shows_a_hostile_agent_name_as_text(floor, page):
+    sim, server = floor
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    sign_in(page, server, server.add_user("sam", "supervisor"))
+    page.wait_for_selector("#agents .agent >> nth=39")
+    agent_id = sim.agents()[0]["agentId"]
+    sim.control("agent-status", agent_id=agent_id, status="available", name=XSS)
+    page.wait_for_function(
+        "id => document.getElementById(id).querySelector('.name').textContent.includes('<img')",
+        arg=f"agent-{agent_id}",
+        timeout=3000,
+    )
+    assert page.locator(f"#agent-{agent_id} img").count() == 0
+    assert dialogs == []
+
+
+def test_a_supervisor_sees_300_agents_calmly(sim_factory, tmp_path, page):
+    sim = sim_factory("--faults", "--agents", "300", "--seed", "9", "--speed", "3")
+    server = start_dashboard(sim, tmp_path)
+    try:
+        sign_in(page, server, server.add_user("sam", "supervisor"))
+        page.wait_for_selector("#agents .agent >> nth=299")
+        page.wait_for_timeout(1500)
+        path = screenshot(page, "live-5-300-agents")
+        assert path.stat().st_size > 10_000
+        overflow = page.evaluate("document.documentElement.scrollWidth > window.innerWidth")
+        assert overflow is False
+    finally:
+        server.stop()

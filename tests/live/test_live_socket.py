@@ -1,0 +1,132 @@
+"""The live socket: the whole view on connect, then each change once, coalesced, versioned."""
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.core.cache import cache
+
+from config.asgi import application
+from dashboard.live.feed import LiveFeed
+from dashboard.live.state import LiveState
+from dashboard.upstream import contract as c
+from tests.live.test_socket_signin import session_cookie_for
+
+pytestmark = pytest.mark.django_db(transaction=True)
+T0 = datetime.now(UTC)
+XSS = "<img src=x onerror=alert(1)>"
+
+
+def agent(agent_id, status="available", name=None):
+    return c.Agent(agent_id, name or f"Agent {agent_id}", "Sales", status, T0, None)
+
+
+def status_event(seq, agent_id, status, name=None):
+    when = T0 + timedelta(seconds=seq)
+    return c.Event("agent.status", "org", seq, when, c.AgentChanged(agent(agent_id, status, name)))
+
+
+@pytest.fixture
+async def feed():
+    await sync_to_async(cache.clear)()
+    f = LiveFeed(LiveState(UTC), tick=0.1, heartbeat=60)
+    f.snapshot([agent("a1"), agent("a2")], [])
+    f.status("connected")
+    stop = asyncio.Event()
+    task = asyncio.create_task(f.run(stop))
+    await asyncio.sleep(0.2)  # the first push writes the whole view to the cache
+    yield f
+    stop.set()
+    await task
+
+
+async def connect(user):
+    cookie = await sync_to_async(session_cookie_for)(user)
+    ws = WebsocketCommunicator(
+        application,
+        "/ws/live/",
+        headers=[
+            (b"origin", b"http://127.0.0.1:8000"),
+            (b"host", b"127.0.0.1:8000"),
+            (b"cookie", cookie),
+        ],
+    )
+    connected, _ = await ws.connect()
+    assert connected
+    return ws
+
+
+async def test_it_sends_the_whole_view_on_connect(feed, bob):
+    ws = await connect(bob)
+    first = await ws.receive_from(timeout=2)
+    assert '<div id="agents" class="agents">' in first
+    assert 'id="agent-a1"' in first and 'id="agent-a2"' in first
+    assert 'id="kpis"' in first and 'data-state="connected"' in first
+    await ws.disconnect()
+
+
+async def test_it_then_sends_only_what_changed(feed, bob):
+    ws = await connect(bob)
+    await ws.receive_from(timeout=2)
+    feed.event(status_event(1, "a2", "paused"))
+    change = await ws.receive_from(timeout=2)
+    assert 'id="agent-a2"' in change and 'data-state="paused"' in change
+    assert 'id="agent-a1"' not in change and 'id="agents"' not in change
+    await ws.disconnect()
+
+
+async def test_it_coalesces_a_burst_into_one_push_with_the_newest_state(feed, bob):
+    ws = await connect(bob)
+    await ws.receive_from(timeout=2)
+    feed.event(status_event(1, "a1", "ringing"))  # after a quiet tick: goes at once
+    first = await ws.receive_from(timeout=2)
+    assert 'data-state="ringing"' in first
+    for seq, status in enumerate(["on_call", "wrap_up", "available", "paused"], start=2):
+        feed.event(status_event(seq, "a1", status))
+    feed.event(status_event(6, "a2", "offline"))
+    burst = await ws.receive_from(timeout=2)
+    assert burst.count('id="agent-a1"') == 1 and 'data-state="paused"' in burst
+    assert 'id="agent-a2"' in burst
+    assert await ws.receive_nothing(timeout=0.3)
+    await ws.disconnect()
+
+
+async def test_it_resends_the_whole_view_after_a_dropped_push(feed, bob):
+    ws = await connect(bob)
+    await ws.receive_from(timeout=2)
+    feed.version += 1  # as if a push had been dropped on the way to this socket
+    feed.event(status_event(1, "a2", "paused"))
+    resent = await ws.receive_from(timeout=2)
+    assert '<div id="agents" class="agents">' in resent and 'data-state="paused"' in resent
+    await ws.disconnect()
+
+
+async def test_it_shows_hostile_names_as_text(feed, bob):
+    ws = await connect(bob)
+    await ws.receive_from(timeout=2)
+    feed.event(status_event(1, "a1", "available", name=XSS))
+    change = await ws.receive_from(timeout=2)
+    assert XSS not in change
+    assert "&lt;img src=x onerror=alert(1)&gt;" in change
+    await ws.disconnect()
+
+
+async def test_it_ignores_whatever_a_browser_sends(feed, carol):
+    ws = await connect(carol)
+    await ws.receive_from(timeout=2)
+    await ws.send_to(text_data='{"HEADERS": {}, "evil": true}')
+    await ws.send_to(bytes_data=b"\x00\xff" * 1000)
+    feed.event(status_event(1, "a1", "paused"))
+    assert 'data-state="paused"' in await ws.receive_from(timeout=2)
+    await ws.disconnect()
+
+
+async def test_it_closes_browsers_with_1012_when_the_server_restarts(feed, bob):
+    from channels.layers import get_channel_layer
+
+    ws = await connect(bob)
+    await ws.receive_from(timeout=2)
+    await get_channel_layer().group_send("live", {"type": "server.restarting"})
+    assert await ws.receive_output(timeout=2) == {"type": "websocket.close", "code": 1012}
