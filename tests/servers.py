@@ -122,8 +122,10 @@ def dashboard_server(simulator, tmp_path):
     server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """Chromium for one test module: Playwright's sync API holds an event loop while it
+    runs, which the asyncio tests of later modules must not find."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
