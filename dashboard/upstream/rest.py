@@ -44,6 +44,7 @@ class RestClient:
         delay = 0.25
         last = ""
         for attempt in range(1, self._attempts + 1):
+            asked = 0.0  # what a 429's Retry-After asks us to wait, at least
             token = await self._session.token()
             try:
                 r = await self._client.request(
@@ -71,10 +72,10 @@ class RestClient:
                     raise UpstreamError(f"{endpoint} answered {r.status_code}: {_message(r)}")
                 last = f"HTTP {r.status_code}"
                 if r.status_code == 429:
-                    delay = max(delay, _retry_after(r))
+                    asked = _retry_after(r)
             if attempt < self._attempts:
                 log.info("%s failed (%s), attempt %d; retrying", endpoint, last, attempt)
-                await asyncio.sleep(random.uniform(delay / 2, delay))
+                await asyncio.sleep(max(asked, random.uniform(delay / 2, delay)))
                 delay = min(delay * 2, self._max_backoff)
         raise UpstreamError(f"{endpoint} failed after {self._attempts} attempts: {last}")
 
