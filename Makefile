@@ -26,7 +26,6 @@ run: $(VENV)/.installed-run
 
 test: $(VENV)/.installed-test
 	bash .ci/system-deps
-	$(PY) manage.py collectstatic --noinput -v0
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-test

@@ -146,7 +146,8 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Production serves what `collectstatic` gathered; the demo serves straight from static/.
+STATIC_ROOT = BASE_DIR / "staticfiles" if PRODUCTION else None
 WHITENOISE_USE_FINDERS = not PRODUCTION
 
 X_FRAME_OPTIONS = "DENY"
