@@ -68,10 +68,10 @@ class DashboardServer:
                 self.process.wait()
 
 
-def start_dashboard(sim, tmp_path, extra_env=None, wait_ready=True):
+def start_dashboard(sim, tmp_path, extra_env=None, wait_ready=True, port=None):
     """Start `manage.py serve` against the simulator `sim`; wait until /readyz says ready
     (or, with wait_ready=False, until it answers at all)."""
-    port = free_port()
+    port = port or free_port()
     env = {
         **os.environ,
         "DATABASE_URL": f"sqlite:///{tmp_path / 'dashboard.sqlite3'}",

@@ -1,4 +1,5 @@
-"""The dashboard's background work: the live bridge to the service, and its feed.
+"""The dashboard's background work: the live bridge to the service, its feed, and the
+processing of stored webhook deliveries.
 
 `run_bridge` is what `manage.py bridge` runs on its own (production) and what `manage.py
 serve` runs beside Daphne on the same event loop (one machine: Daphne has no lifespan and
@@ -14,6 +15,7 @@ import httpx
 from django.conf import settings
 
 from dashboard.aio import pause
+from dashboard.quality.processing import run_processor
 from dashboard.upstream.auth import AuthSession
 from dashboard.upstream.realtime import Bridge
 from dashboard.upstream.rest import RestClient
@@ -41,22 +43,21 @@ async def run_bridge(stop: asyncio.Event):
         )
         rest = RestClient(settings.UPSTREAM_BASE_URL, session, client)
         state = LiveState(ZoneInfo(settings.TIME_ZONE), settings.SERVICE_LEVEL_THRESHOLD_S)
-        feed = LiveFeed(state, extra_kpis=figures_outside_the_feed)
+        feed = LiveFeed(
+            state,
+            extra={
+                "service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S,
+                "appointments_today": None,  # unknown until the webhook records are read
+                "open_critical": None,
+            },
+        )
         bridge = Bridge(socket_url(settings.UPSTREAM_BASE_URL), session, rest, feed)
         await asyncio.gather(
             feed.run(stop),
             bridge.run(stop),
             refresh_campaigns(rest, feed, stop),
+            run_processor(stop, on_figures=feed.set_figures),
         )
-
-
-def figures_outside_the_feed() -> dict:
-    return {
-        "service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S,
-        # Appointments and coaching alerts arrive by webhook, not received yet: unknown.
-        "appointments_today": None,
-        "open_critical": None,
-    }
 
 
 async def refresh_campaigns(rest: RestClient, feed: LiveFeed, stop: asyncio.Event):

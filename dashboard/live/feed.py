@@ -32,13 +32,11 @@ TEAMS_KEY = "live:teams"
 
 
 class LiveFeed:
-    def __init__(
-        self, state: LiveState, *, tick: float = 0.1, heartbeat: float = 5.0, extra_kpis=None
-    ):
+    def __init__(self, state: LiveState, *, tick: float = 0.1, heartbeat: float = 5.0, extra=None):
         self.state = state
         self.tick = tick
         self.heartbeat = heartbeat
-        self.extra_kpis = extra_kpis or (lambda: {})
+        self.extra = dict(extra or {})  # figures from outside the feed, for the KPI tiles
         self.render = Renderer()
         self.layer = get_channel_layer()
         self.pending = Changes(full=True)
@@ -75,9 +73,11 @@ class LiveFeed:
             self.render.campaigns = names
             self._merge(Changes(full=True))
 
-    def refresh_kpis(self):
-        """Figures from outside the feed (appointments, alerts) changed."""
-        self._merge(Changes(kpis=True))
+    def set_figures(self, figures: dict):
+        """Figures from outside the feed (appointments, alerts) may have changed."""
+        if any(self.extra.get(k) != v for k, v in figures.items()):
+            self.extra.update(figures)
+            self._merge(Changes(kpis=True))
 
     def _merge(self, changes: Changes):
         self.pending.merge(changes)
@@ -145,7 +145,7 @@ class LiveFeed:
                 self.queue_html[queue_id] = self.render.queue(state.queues[queue_id])
                 out.append(self.queue_html[queue_id])
         if changes.kpis or changes.full or not self.kpi_html:
-            self.kpi_html = self.render.kpis(state, self.extra_kpis())
+            self.kpi_html = self.render.kpis(state, self.extra)
             out.append(self.kpi_html)
         if changes.full:
             return self.full_html()

@@ -1,0 +1,34 @@
+"""Day figures from the stored webhook records, computed here and nowhere else."""
+
+from datetime import datetime, time
+
+from django.db.models import Avg, Count, F, FloatField, Q, Sum
+from django.utils import timezone
+
+from .models import Appointment, CoachingAlert, CompletedCall, Scorecard
+
+
+def start_of_today() -> datetime:
+    """00:00 today in the organisation's zone (TIME_ZONE)."""
+    return timezone.make_aware(datetime.combine(timezone.localdate(), time.min))
+
+
+def today_figures() -> dict:
+    since = start_of_today()
+    calls = CompletedCall.objects.filter(completed_at__gte=since).aggregate(
+        n=Count("id"), talk=Sum("duration_s")
+    )
+    qa = Scorecard.objects.filter(scored_at__gte=since).aggregate(
+        n=Count("id"),
+        passed=Count("id", filter=Q(passed=True)),
+        pct=Avg(F("score") * 100.0 / F("max_score"), output_field=FloatField()),
+    )
+    return {
+        "appointments_today": Appointment.objects.filter(booked_at__gte=since).count(),
+        "open_critical": CoachingAlert.objects.filter(severity="critical")
+        .exclude(status=CoachingAlert.RESOLVED)
+        .count(),
+        "calls_completed_today": calls["n"],
+        "qa_average_pct": round(qa["pct"], 1) if qa["pct"] is not None else None,
+        "qa_pass_rate_pct": round(100 * qa["passed"] / qa["n"], 1) if qa["n"] else None,
+    }

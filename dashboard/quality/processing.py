@@ -1,0 +1,160 @@
+"""Turning stored deliveries into records, after the delivery was answered.
+
+Each delivery is claimed with a conditional update (received → processing), so two
+processors never handle the same one; records are upserted by the service's ids, so a
+replay never counts twice. Deliveries left unprocessed by a crash are picked up at start.
+"""
+
+import asyncio
+import json
+import logging
+
+from asgiref.sync import sync_to_async
+from django.db import transaction
+from django.utils import timezone
+
+from dashboard.aio import pause
+from dashboard.upstream import contract as c
+from dashboard.upstream import webhooks as wh
+from dashboard.upstream.errors import ContractError
+
+from .metrics import today_figures
+from .models import (
+    Appointment,
+    CoachingAlert,
+    CompletedCall,
+    ComplianceResult,
+    Delivery,
+    Scorecard,
+)
+
+log = logging.getLogger("dashboard.quality.processing")
+SWEEP_S = 5.0
+_processor: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
+
+
+def notify():
+    """A delivery was stored (in a view's thread): wake this process's processor, if any."""
+    if _processor is not None:
+        loop, wakeup = _processor
+        loop.call_soon_threadsafe(wakeup.set)
+
+
+def process_pending() -> int:
+    """Process every stored delivery not yet processed; returns how many were."""
+    done = 0
+    for pk in list(Delivery.objects.filter(status=Delivery.RECEIVED).values_list("pk", flat=True)):
+        claimed = Delivery.objects.filter(pk=pk, status=Delivery.RECEIVED).update(
+            status=Delivery.PROCESSING
+        )
+        if not claimed:
+            continue  # another processor has it
+        delivery = Delivery.objects.get(pk=pk)
+        try:
+            with transaction.atomic():
+                apply(delivery)
+                delivery.status, delivery.error = Delivery.PROCESSED, ""
+                delivery.processed_at = timezone.now()
+                delivery.save(update_fields=["status", "error", "processed_at"])
+            done += 1
+        except Exception as exc:  # one bad delivery never stops the others
+            log.warning(
+                "delivery %s (%s) not processed: %s", delivery.delivery_id, delivery.event, exc
+            )
+            Delivery.objects.filter(pk=pk).update(status=Delivery.FAILED, error=str(exc)[:1000])
+    return done
+
+
+def recover_interrupted():
+    """Deliveries a dead process had claimed go back in the queue."""
+    return Delivery.objects.filter(status=Delivery.PROCESSING).update(status=Delivery.RECEIVED)
+
+
+def apply(delivery: Delivery):
+    envelope = wh.parse_envelope(json.loads(bytes(delivery.body)))
+    if envelope.event != delivery.event:
+        raise ContractError("the body's event differs from the stored one")
+    data = wh.parse_data(envelope.event, envelope.data)
+    at = envelope.created_at or delivery.received_at
+    if isinstance(data, wh.CallCompleted):
+        CompletedCall.objects.update_or_create(
+            call_id=data.call_id,
+            defaults={
+                "agent_id": data.agent_id or "",
+                "campaign_id": data.campaign_id or "",
+                "outcome": data.outcome,
+                "duration_s": data.duration_s,
+                "completed_at": at,
+            },
+        )
+    elif isinstance(data, wh.AppointmentBooked):
+        Appointment.objects.update_or_create(
+            appointment_id=data.appointment_id,
+            defaults={
+                "call_id": data.call_id or "",
+                "campaign_id": data.campaign_id or "",
+                "agent_id": data.agent_id or "",
+                "starts_at": data.starts_at,
+                "booked_at": at,
+            },
+        )
+    elif isinstance(data, wh.QaScored):
+        Scorecard.objects.update_or_create(
+            scorecard_id=data.scorecard_id,
+            defaults={
+                "call_id": data.call_id or "",
+                "agent_id": data.agent_id or "",
+                "template_id": data.template_id or "",
+                "score": data.score,
+                "max_score": data.max_score,
+                "passed": data.passed,
+                "scored_at": at,
+            },
+        )
+    elif isinstance(data, wh.ComplianceChecked):
+        ComplianceResult.objects.update_or_create(
+            check_id=data.check_id,
+            defaults={
+                "call_id": data.call_id or "",
+                "agent_id": data.agent_id or "",
+                "rule": data.rule,
+                "passed": data.passed,
+                "details": data.details,
+                "checked_at": at,
+            },
+        )
+    elif isinstance(data, c.CoachingAlert):
+        # A replay must not reopen an alert a manager already worked on: create only.
+        CoachingAlert.objects.get_or_create(
+            alert_id=data.id,
+            defaults={
+                "agent_id": data.agent_id or "",
+                "call_id": data.call_id or "",
+                "kind": data.kind,
+                "severity": data.severity,
+                "message": data.message,
+                "raised_at": at,
+            },
+        )
+
+
+async def run_processor(stop: asyncio.Event, on_figures=None):
+    """Drain what a crash left, then process on notification and every few seconds.
+    `on_figures` receives today's figures whenever processing may have changed them."""
+    global _processor
+    wakeup = asyncio.Event()
+    _processor = (asyncio.get_running_loop(), wakeup)
+    watcher = asyncio.ensure_future(stop.wait())
+    watcher.add_done_callback(lambda _: wakeup.set())
+    await sync_to_async(recover_interrupted)()
+    first = True
+    while not stop.is_set():
+        try:
+            done = await sync_to_async(process_pending)()
+            if (done or first) and on_figures:
+                on_figures(await sync_to_async(today_figures)())
+            first = False
+        except Exception:
+            log.exception("webhook processing pass failed; retrying")
+        wakeup.clear()
+        await pause(wakeup, SWEEP_S)

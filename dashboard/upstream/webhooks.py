@@ -1,0 +1,141 @@
+"""The service's webhook deliveries: signature check over the raw body, then parsing.
+
+The signature is verified before anything is parsed (spec 5.7): `sha256=` + hex
+HMAC-SHA256 of the body exactly as received, compared in constant time against every
+configured secret, so two may be valid during a rotation.
+"""
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+from datetime import datetime
+
+from . import contract as c
+from .errors import ContractError
+
+EVENT_HEADER = "X-Webhook-Event"
+SIGNATURE_HEADER = "X-Webhook-Signature"
+PREFIX = "sha256="
+
+
+def signature(secret: str, body: bytes) -> str:
+    return PREFIX + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def verify(body: bytes, header: str | None, secrets: list[str]) -> bool:
+    if not header or not header.startswith(PREFIX) or not secrets:
+        return False
+    given = header.encode()
+    # Check every secret, always: the time taken says nothing about which one matched.
+    matches = [hmac.compare_digest(signature(s, body).encode(), given) for s in secrets if s]
+    return any(matches)
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    id: str
+    event: str
+    organization_id: str
+    created_at: datetime | None
+    data: dict
+
+
+def parse_envelope(payload) -> Envelope:
+    d = c._obj(payload, "delivery")
+    event = c._str(d, "event")
+    if event not in c.WEBHOOK_EVENTS:
+        raise ContractError(f"unknown webhook event {event!r}")
+    data = d.get("data")
+    return Envelope(
+        id=c._str(d, "id"),
+        event=event,
+        organization_id=c._text(d, "organization_id"),
+        created_at=c._time(d, "created_at", optional=True),
+        data=c._obj(data, "data"),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CallCompleted:
+    call_id: str
+    agent_id: str | None
+    campaign_id: str | None
+    outcome: str
+    duration_s: int
+
+
+@dataclass(frozen=True, slots=True)
+class AppointmentBooked:
+    appointment_id: str
+    call_id: str | None
+    campaign_id: str | None
+    agent_id: str | None
+    starts_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class QaScored:
+    scorecard_id: str
+    call_id: str | None
+    agent_id: str | None
+    template_id: str | None
+    score: int
+    max_score: int
+    passed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ComplianceChecked:
+    check_id: str
+    call_id: str | None
+    agent_id: str | None
+    rule: str
+    passed: bool
+    details: str
+
+
+def _opt(d, key):
+    return c._str(d, key, optional=True)
+
+
+def parse_data(event: str, d: dict):
+    """The typed `data` of one event (the transcript of call_completed is not kept)."""
+    if event == "call_completed":
+        return CallCompleted(
+            c._str(d, "call_id"),
+            _opt(d, "agent_id"),
+            _opt(d, "campaign_id"),
+            c._text(d, "outcome", "unknown"),
+            max(0, c._int(d, "duration_s", default=0)),
+        )
+    if event == "appointment_booked":
+        return AppointmentBooked(
+            c._str(d, "appointment_id"),
+            _opt(d, "call_id"),
+            _opt(d, "campaign_id"),
+            _opt(d, "agent_id"),
+            c._time(d, "starts_at", optional=True),
+        )
+    if event == "qa_scored":
+        max_score = c._int(d, "max_score")
+        if max_score <= 0:
+            raise ContractError("max_score must be positive")
+        return QaScored(
+            c._str(d, "scorecard_id"),
+            _opt(d, "call_id"),
+            _opt(d, "agent_id"),
+            _opt(d, "template_id"),
+            c._int(d, "score"),
+            max_score,
+            c._bool(d, "passed"),
+        )
+    if event == "compliance_checked":
+        return ComplianceChecked(
+            c._str(d, "check_id"),
+            _opt(d, "call_id"),
+            _opt(d, "agent_id"),
+            c._str(d, "rule"),
+            c._bool(d, "passed"),
+            c._text(d, "details"),
+        )
+    return c.parse_alert(d)
