@@ -7,10 +7,11 @@ string; a consumer's only per-browser work is the socket write.
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.cache import cache
+from django.template.loader import render_to_string
 
 from dashboard.accounts.roles import RANK, WALLBOARD, user_role
 
-from .feed import GROUP, SNAPSHOT_KEY
+from .feed import GROUP, SNAPSHOT_KEY, STATUS_GROUP, STATUS_KEY
 
 CLOSE_SIGNED_OUT = 4401  # htmx's websocket extension does not retry 4xxx codes
 CLOSE_FORBIDDEN = 4403
@@ -28,22 +29,27 @@ class PushConsumer(AsyncWebsocketConsumer):
 
     minimum_role = WALLBOARD
     group = ""
+    also: tuple[str, ...] = (STATUS_GROUP,)  # the header's freshness indicator
 
     async def connect(self):
         role = await database_sync_to_async(user_role)(self.scope.get("user"))
         if role is None or RANK[role] < RANK[self.minimum_role]:
             await self.close(code=CLOSE_SIGNED_OUT if role is None else CLOSE_FORBIDDEN)
             return
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        for group in (self.group, *self.also):
+            await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
         await self.send_snapshot()
 
     async def send_snapshot(self):
-        """Send the full current view, so a browser that was away is right at once."""
+        """Send what the page needs to be right at once; here, the upstream status."""
+        status = await cache.aget(STATUS_KEY)
+        if status:
+            await self.send(text_data=render_to_string("live/_upstream.html", {"u": status}))
 
     async def disconnect(self, code):
-        if self.group:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        for group in (self.group, *self.also):
+            await self.channel_layer.group_discard(group, self.channel_name)
 
     async def receive(self, text_data=None, bytes_data=None):
         return None
@@ -61,6 +67,7 @@ class LiveConsumer(PushConsumer):
     full), so the browser gets the whole current view again instead."""
 
     group = GROUP
+    also = ()  # the live pushes carry the upstream status themselves
     version = 0
 
     async def send_snapshot(self):

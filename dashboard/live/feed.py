@@ -26,6 +26,7 @@ from .state import Changes, LiveState
 log = logging.getLogger("dashboard.live.feed")
 
 GROUP = "live"
+STATUS_GROUP = "status"  # pages other than the live view follow the upstream status only
 SNAPSHOT_KEY = "live:snapshot"
 STATUS_KEY = "live:upstream"
 TEAMS_KEY = "live:teams"
@@ -49,6 +50,7 @@ class LiveFeed:
         self.queue_html: dict[str, str] = {}
         self.kpi_html = ""
         self.pushes = 0
+        self._status_sent: tuple = (None, 0.0)  # (status, when) last sent to STATUS_GROUP
 
     # ---- The bridge's sink ---------------------------------------------------------------------
     def snapshot(self, agents, calls):
@@ -115,6 +117,12 @@ class LiveFeed:
             {"type": "live.push", "version": self.version, "prev": self.version - 1, "html": html},
         )
         self.pushes += 1
+        sent, when = self._status_sent
+        if sent is not self.upstream or time.monotonic() - when >= self.heartbeat:
+            await self.layer.group_send(
+                STATUS_GROUP, {"type": "push.html", "html": self.upstream_html()}
+            )
+            self._status_sent = (self.upstream, time.monotonic())
 
     def render_changes(self, changes: Changes) -> str:
         """Render what changed once, into the fragments kept for the full view."""

@@ -14,7 +14,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from dashboard.aio import pause
-from dashboard.upstream import contract as c
 from dashboard.upstream import webhooks as wh
 from dashboard.upstream.errors import ContractError
 
@@ -27,6 +26,8 @@ from .models import (
     Delivery,
     Scorecard,
 )
+from .publish import publish_alert, publish_qa
+from .views import qa_context
 
 log = logging.getLogger("dashboard.quality.processing")
 SWEEP_S = 5.0
@@ -42,7 +43,7 @@ def notify():
 
 def process_pending() -> int:
     """Process every stored delivery not yet processed; returns how many were."""
-    done = 0
+    done, qa_changed, new_alerts = 0, False, []
     for pk in list(Delivery.objects.filter(status=Delivery.RECEIVED).values_list("pk", flat=True)):
         claimed = Delivery.objects.filter(pk=pk, status=Delivery.RECEIVED).update(
             status=Delivery.PROCESSING
@@ -52,16 +53,23 @@ def process_pending() -> int:
         delivery = Delivery.objects.get(pk=pk)
         try:
             with transaction.atomic():
-                apply(delivery)
+                record, created = apply(delivery)
                 delivery.status, delivery.error = Delivery.PROCESSED, ""
                 delivery.processed_at = timezone.now()
                 delivery.save(update_fields=["status", "error", "processed_at"])
             done += 1
+            qa_changed |= isinstance(record, Scorecard | ComplianceResult)
+            if created and isinstance(record, CoachingAlert):
+                new_alerts.append(record)
         except Exception as exc:  # one bad delivery never stops the others
             log.warning(
                 "delivery %s (%s) not processed: %s", delivery.delivery_id, delivery.event, exc
             )
             Delivery.objects.filter(pk=pk).update(status=Delivery.FAILED, error=str(exc)[:1000])
+    for alert in new_alerts:
+        publish_alert(alert, new=True)
+    if qa_changed:
+        publish_qa(qa_context())
     return done
 
 
@@ -71,13 +79,14 @@ def recover_interrupted():
 
 
 def apply(delivery: Delivery):
+    """Make or update the record a delivery carries: (record, created)."""
     envelope = wh.parse_envelope(json.loads(bytes(delivery.body)))
     if envelope.event != delivery.event:
         raise ContractError("the body's event differs from the stored one")
     data = wh.parse_data(envelope.event, envelope.data)
     at = envelope.created_at or delivery.received_at
     if isinstance(data, wh.CallCompleted):
-        CompletedCall.objects.update_or_create(
+        return CompletedCall.objects.update_or_create(
             call_id=data.call_id,
             defaults={
                 "agent_id": data.agent_id or "",
@@ -87,8 +96,8 @@ def apply(delivery: Delivery):
                 "completed_at": at,
             },
         )
-    elif isinstance(data, wh.AppointmentBooked):
-        Appointment.objects.update_or_create(
+    if isinstance(data, wh.AppointmentBooked):
+        return Appointment.objects.update_or_create(
             appointment_id=data.appointment_id,
             defaults={
                 "call_id": data.call_id or "",
@@ -98,8 +107,8 @@ def apply(delivery: Delivery):
                 "booked_at": at,
             },
         )
-    elif isinstance(data, wh.QaScored):
-        Scorecard.objects.update_or_create(
+    if isinstance(data, wh.QaScored):
+        return Scorecard.objects.update_or_create(
             scorecard_id=data.scorecard_id,
             defaults={
                 "call_id": data.call_id or "",
@@ -111,8 +120,8 @@ def apply(delivery: Delivery):
                 "scored_at": at,
             },
         )
-    elif isinstance(data, wh.ComplianceChecked):
-        ComplianceResult.objects.update_or_create(
+    if isinstance(data, wh.ComplianceChecked):
+        return ComplianceResult.objects.update_or_create(
             check_id=data.check_id,
             defaults={
                 "call_id": data.call_id or "",
@@ -123,19 +132,18 @@ def apply(delivery: Delivery):
                 "checked_at": at,
             },
         )
-    elif isinstance(data, c.CoachingAlert):
-        # A replay must not reopen an alert a manager already worked on: create only.
-        CoachingAlert.objects.get_or_create(
-            alert_id=data.id,
-            defaults={
-                "agent_id": data.agent_id or "",
-                "call_id": data.call_id or "",
-                "kind": data.kind,
-                "severity": data.severity,
-                "message": data.message,
-                "raised_at": at,
-            },
-        )
+    # A coaching alert. A replay must not reopen one a manager already worked on: create only.
+    return CoachingAlert.objects.get_or_create(
+        alert_id=data.id,
+        defaults={
+            "agent_id": data.agent_id or "",
+            "call_id": data.call_id or "",
+            "kind": data.kind,
+            "severity": data.severity,
+            "message": data.message,
+            "raised_at": at,
+        },
+    )
 
 
 async def run_processor(stop: asyncio.Event, on_figures=None):

@@ -1,0 +1,22 @@
+"""Live pushes of the coaching and QA pages: each fragment rendered once, sent to a group."""
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.template.loader import render_to_string
+
+COACHING = "coaching"
+QA = "qa"
+
+
+def send(group: str, html: str):
+    async_to_sync(get_channel_layer().group_send)(group, {"type": "push.html", "html": html})
+
+
+def publish_alert(alert, new=False):
+    """A new alert goes on top of the list; a changed one replaces its row."""
+    html = render_to_string("quality/_alert.html", {"alert": alert, "new": new})
+    send(COACHING, html)
+
+
+def publish_qa(context: dict):
+    send(QA, render_to_string("quality/_qa_body.html", context))
