@@ -30,6 +30,7 @@ STATUS_GROUP = "status"  # pages other than the live view follow the upstream st
 SNAPSHOT_KEY = "live:snapshot"
 STATUS_KEY = "live:upstream"
 TEAMS_KEY = "live:teams"
+NAMES_KEY = "live:agent-names"  # agent id -> name, for pages fed by webhooks (ids only)
 
 
 class LiveFeed:
@@ -50,6 +51,7 @@ class LiveFeed:
         self.queue_html: dict[str, str] = {}
         self.kpi_html = ""
         self.pushes = 0
+        self._named = 0  # how many agents the cached names and teams cover
         self._status_sent: tuple = (None, 0.0)  # (status, when) last sent to STATUS_GROUP
 
     # ---- The bridge's sink ---------------------------------------------------------------------
@@ -109,9 +111,11 @@ class LiveFeed:
         self.version += 1
         await cache.aset(SNAPSHOT_KEY, (self.version, self.full_html()), timeout=None)
         await cache.aset(STATUS_KEY, self.upstream, timeout=None)
-        if changes.full:
-            teams = sorted({a.team for a in self.state.agents.values() if a.team})
-            await cache.aset(TEAMS_KEY, teams, timeout=None)
+        if changes.full or len(self.state.agents) != self._named:
+            agents = self.state.agents.values()
+            await cache.aset(TEAMS_KEY, sorted({a.team for a in agents if a.team}), timeout=None)
+            await cache.aset(NAMES_KEY, {a.agent_id: a.name for a in agents}, timeout=None)
+            self._named = len(self.state.agents)
         await self.layer.group_send(
             GROUP,
             {"type": "live.push", "version": self.version, "prev": self.version - 1, "html": html},

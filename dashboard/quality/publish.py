@@ -14,7 +14,11 @@ def send(group: str, html: str):
 
 def publish_alert(alert, new=False):
     """A new alert goes on top of the list; a changed one replaces its row."""
-    html = render_to_string("quality/_alert.html", {"alert": alert, "new": new})
+    from .views import agent_names
+
+    html = render_to_string(
+        "quality/_alert.html", {"alert": alert, "new": new, "names": agent_names()}
+    )
     send(COACHING, html)
 
 

@@ -4,12 +4,14 @@ fragments in templates/quality/, live pushes in publish.py."""
 from urllib.parse import urlencode
 
 from django.contrib import messages
+from django.core.cache import cache
 from django.db.models import Avg, Count, F, FloatField, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from dashboard.accounts.roles import MANAGER, SUPERVISOR, role_required
+from dashboard.live.feed import NAMES_KEY
 
 from .models import CoachingAction, CoachingAlert, ComplianceResult, Scorecard
 from .publish import publish_alert
@@ -24,6 +26,11 @@ TRANSITIONS = {  # action: (allowed from, to)
     "resolve": ({CoachingAlert.OPEN, CoachingAlert.ACKNOWLEDGED}, CoachingAlert.RESOLVED),
     "reopen": ({CoachingAlert.RESOLVED, CoachingAlert.ACKNOWLEDGED}, CoachingAlert.OPEN),
 }
+
+
+def agent_names() -> dict:
+    """Webhooks carry agent ids only; the live feed knows their names."""
+    return cache.get(NAMES_KEY) or {}
 
 
 def alert_filters(query) -> dict:
@@ -52,6 +59,7 @@ def coaching(request):
         request,
         "quality/coaching.html",
         {
+            "names": agent_names(),
             "alerts": alerts.prefetch_related("actions__by")[:200],
             "chosen": chosen,
             "severities": FILTERS["severity"],
@@ -100,6 +108,7 @@ def qa_context() -> dict:
         for key in ("agent_id", "template_id")
     }
     return {
+        "names": agent_names(),
         "recent": Scorecard.objects.order_by("-scored_at")[:25],
         "by_agent": by["agent_id"],
         "by_template": by["template_id"],

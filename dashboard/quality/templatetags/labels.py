@@ -7,3 +7,11 @@ register = template.Library()
 def label(code) -> str:
     """A service code as words: "long_hold" -> "Long hold"."""
     return str(code).replace("_", " ").capitalize()
+
+
+@register.filter
+def agent_name(agent_id, names) -> str:
+    """The agent's name when the live feed knows it, else a short form of the id."""
+    if not agent_id:
+        return "AI"
+    return names.get(agent_id) or f"{str(agent_id)[:8]}…"
