@@ -55,6 +55,21 @@ class DashboardServer:
         self.manage("adduser", username, "--role", role, "--password", USER_PASSWORD)
         return username
 
+    def signed_in_client(self, username):
+        """An HTTP client signed in through the real sign-in form."""
+        client = httpx.Client(base_url=self.url, timeout=10)
+        client.get("/accounts/login/")
+        client.post(
+            "/accounts/login/",
+            data={
+                "username": username,
+                "password": USER_PASSWORD,
+                "csrfmiddlewaretoken": client.cookies["csrftoken"],
+            },
+        )
+        assert "sessionid" in client.cookies, "sign-in failed"
+        return client
+
     def log(self):
         return "".join(self.output)
 

@@ -67,6 +67,7 @@ class LiveFeed:
 
     def status(self, state: str, reason: str = ""):
         if state != self.upstream["state"] or reason != self.upstream["reason"]:
+            log.info("upstream %s%s", state, f": {reason}" if reason else "")
             self.upstream = {"state": state, "reason": reason, "since": iso(now())}
             self.pending.kpis = True  # any non-empty change wakes a push
             self.wakeup.set()

@@ -227,6 +227,13 @@ def test_each_of_the_five_events_arrives_from_the_simulated_tenant(sim_factory, 
                 break
             time.sleep(0.2)
         assert counts == [1, 1, 1, 1, 1]
+        manager = server.signed_in_client(server.add_user("mia", "manager"))
+        with sqlite3.connect(db) as conn:
+            kind, score = conn.execute(
+                "select a.kind, s.score from quality_coachingalert a, quality_scorecard s"
+            ).fetchone()
+        assert kind.replace("_", " ").capitalize() in manager.get("/coaching/").text
+        assert f"{score} / " in manager.get("/qa/").text
         sim.control("bad-signature-webhook")
         time.sleep(1)
         with sqlite3.connect(db) as conn:
