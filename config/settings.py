@@ -106,6 +106,12 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
 DATABASES["default"].setdefault("CONN_MAX_AGE", 60 if PRODUCTION else 0)
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # The web requests and the webhook processor write at once: wait for the lock, and let
+    # readers read while a write is under way.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL", default="")

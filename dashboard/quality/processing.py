@@ -10,7 +10,7 @@ import json
 import logging
 
 from asgiref.sync import sync_to_async
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from dashboard.aio import pause
@@ -61,6 +61,9 @@ def process_pending() -> int:
             qa_changed |= isinstance(record, Scorecard | ComplianceResult)
             if created and isinstance(record, CoachingAlert):
                 new_alerts.append(record)
+        except DatabaseError as exc:  # the database, not the delivery: try it again later
+            log.warning("delivery %s waits for the next pass: %s", delivery.delivery_id, exc)
+            Delivery.objects.filter(pk=pk).update(status=Delivery.RECEIVED)
         except Exception as exc:  # one bad delivery never stops the others
             log.warning(
                 "delivery %s (%s) not processed: %s", delivery.delivery_id, delivery.event, exc
@@ -154,15 +157,18 @@ async def run_processor(stop: asyncio.Event, on_figures=None):
     _processor = (asyncio.get_running_loop(), wakeup)
     watcher = asyncio.ensure_future(stop.wait())
     watcher.add_done_callback(lambda _: wakeup.set())
-    await sync_to_async(recover_interrupted)()
-    first = True
+    recover, first = True, True  # at start: what a dead process had claimed
     while not stop.is_set():
         try:
+            if recover:
+                await sync_to_async(recover_interrupted)()
+                recover = False
             done = await sync_to_async(process_pending)()
             if (done or first) and on_figures:
                 on_figures(await sync_to_async(today_figures)())
             first = False
         except Exception:
             log.exception("webhook processing pass failed; retrying")
+            recover = True  # rows this pass had claimed go back in the queue
         wakeup.clear()
         await pause(wakeup, SWEEP_S)
