@@ -19,6 +19,8 @@ def floor(sim_factory, tmp_path):
 
 def test_it_shows_a_state_change_within_two_seconds(floor, page):
     sim, server = floor
+    refused = []
+    page.on("console", lambda m: "Content Security Policy" in m.text and refused.append(m.text))
     sign_in(page, server, server.add_user("sam", "supervisor"))
     page.wait_for_selector("#agents .agent >> nth=39")
     assert page.locator("#conn").get_attribute("data-state") == "live"
@@ -30,6 +32,7 @@ def test_it_shows_a_state_change_within_two_seconds(floor, page):
     tile.and_(page.locator("[data-state=paused]")).wait_for(timeout=2000)
     assert "Paused" in tile.inner_text()
     screenshot(page, "live-2-agent-paused")
+    assert refused == []  # the page runs under its strict CSP
 
 
 def test_it_filters_the_grid_and_keeps_the_filter_in_the_url(floor, page):
