@@ -100,3 +100,25 @@ def test_a_supervisor_sees_300_agents_calmly(sim_factory, tmp_path, page):
         assert overflow is False
     finally:
         server.stop()
+
+
+def test_a_tile_past_its_limits_turns_amber_then_red_and_the_header_counts_it(floor, page):
+    sim, server = floor
+    server.manage(
+        "shell",
+        "-c",
+        "from dashboard.live.models import Thresholds; "
+        "Thresholds.objects.filter(pk=Thresholds.current().pk)"
+        ".update(pause_warn_s=1, pause_alarm_s=3)",
+    )
+    sim.control("pause")
+    agent_id = sim.agents()[3]["agentId"]
+    sign_in(page, server, server.add_user("sam", "supervisor"))
+    page.wait_for_selector("#agents .agent >> nth=39")
+    sim.control("agent-status", agent_id=agent_id, status="paused")
+    tile = f"#agent-{agent_id}"
+    page.wait_for_selector(f"{tile}[data-level=warn]", timeout=4000)
+    page.wait_for_selector(f"{tile}[data-level=alarm]", timeout=5000)
+    assert int(page.get_attribute("#breaches", "data-count")) >= 1
+    assert "over limit" in page.inner_text("#breaches")
+    screenshot(page, "live-6-paused-too-long")
