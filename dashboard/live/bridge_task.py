@@ -16,9 +16,8 @@ from django.conf import settings
 
 from dashboard.aio import pause
 from dashboard.quality.processing import run_processor
-from dashboard.upstream.auth import AuthSession
 from dashboard.upstream.realtime import Bridge
-from dashboard.upstream.rest import RestClient
+from dashboard.upstream.rest import RestClient, from_settings
 
 from .feed import LiveFeed
 from .state import LiveState
@@ -34,14 +33,7 @@ def socket_url(base_url: str) -> str:
 
 async def run_bridge(stop: asyncio.Event):
     async with httpx.AsyncClient() as client:
-        session = AuthSession(
-            settings.UPSTREAM_AUTH_URL,
-            settings.UPSTREAM_ANON_KEY,
-            settings.UPSTREAM_EMAIL,
-            settings.UPSTREAM_PASSWORD,
-            client,
-        )
-        rest = RestClient(settings.UPSTREAM_BASE_URL, session, client)
+        rest = from_settings(client)
         state = LiveState(ZoneInfo(settings.TIME_ZONE), settings.SERVICE_LEVEL_THRESHOLD_S)
         feed = LiveFeed(
             state,
@@ -51,7 +43,7 @@ async def run_bridge(stop: asyncio.Event):
                 "open_critical": None,
             },
         )
-        bridge = Bridge(socket_url(settings.UPSTREAM_BASE_URL), session, rest, feed)
+        bridge = Bridge(socket_url(settings.UPSTREAM_BASE_URL), rest.session, rest, feed)
         await asyncio.gather(
             feed.run(stop),
             bridge.run(stop),

@@ -31,7 +31,7 @@ class RestClient:
         timeout: float = 10.0,
     ):
         self._base = base_url.rstrip("/")
-        self._session = session
+        self._session = self.session = session
         self._client = client
         self._attempts = attempts
         self._max_backoff = max_backoff
@@ -155,3 +155,17 @@ def _retry_after(r: httpx.Response) -> float:
         return min(max(float(r.headers.get("Retry-After", "1")), 0.1), 30.0)
     except ValueError:
         return 1.0
+
+
+def from_settings(client: httpx.AsyncClient) -> RestClient:
+    """The configured service user's REST client (its session is `.session`)."""
+    from django.conf import settings
+
+    session = AuthSession(
+        settings.UPSTREAM_AUTH_URL,
+        settings.UPSTREAM_ANON_KEY,
+        settings.UPSTREAM_EMAIL,
+        settings.UPSTREAM_PASSWORD,
+        client,
+    )
+    return RestClient(settings.UPSTREAM_BASE_URL, session, client)

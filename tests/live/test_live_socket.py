@@ -5,14 +5,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.core.cache import cache
 
-from config.asgi import application
 from dashboard.live.feed import LiveFeed
 from dashboard.live.state import LiveState
 from dashboard.upstream import contract as c
-from tests.live.test_socket_signin import session_cookie_for
+from tests.live.test_socket_signin import socket_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 T0 = datetime.now(UTC)
@@ -43,16 +41,7 @@ async def feed():
 
 
 async def connect(user):
-    cookie = await sync_to_async(session_cookie_for)(user)
-    ws = WebsocketCommunicator(
-        application,
-        "/ws/live/",
-        headers=[
-            (b"origin", b"http://127.0.0.1:8000"),
-            (b"host", b"127.0.0.1:8000"),
-            (b"cookie", cookie),
-        ],
-    )
+    ws = await socket_for(user)
     connected, _ = await ws.connect()
     assert connected
     return ws

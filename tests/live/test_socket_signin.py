@@ -20,11 +20,18 @@ def session_cookie_for(user):
     return f"{settings.SESSION_COOKIE_NAME}={session.session_key}".encode()
 
 
-def communicator(cookie=b"", origin=b"http://127.0.0.1:8000"):
+def communicator(cookie=b"", origin=b"http://127.0.0.1:8000", path="/ws/live/"):
     headers = [(b"origin", origin), (b"host", b"127.0.0.1:8000")]
     if cookie:
         headers.append((b"cookie", cookie))
-    return WebsocketCommunicator(application, "/ws/live/", headers=headers)
+    return WebsocketCommunicator(application, path, headers=headers)
+
+
+async def socket_for(user, path="/ws/live/"):
+    """A websocket of `user`'s signed-in browser, not yet connected."""
+    from asgiref.sync import sync_to_async
+
+    return communicator(await sync_to_async(session_cookie_for)(user), path=path)
 
 
 async def test_it_closes_a_signed_out_socket_with_4401():

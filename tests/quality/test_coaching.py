@@ -2,13 +2,11 @@
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
-from config.asgi import application
 from dashboard.quality.models import CoachingAction, CoachingAlert, ComplianceResult, Scorecard
 from dashboard.quality.publish import publish_alert
-from tests.live.test_socket_signin import session_cookie_for
+from tests.live.test_socket_signin import socket_for
 
 
 def make_alert(severity="critical", kind="long_hold", agent="ag-1", n=1):
@@ -103,16 +101,7 @@ def test_the_qa_page_summarises_by_agent_template_and_rule(bob, carol, client):
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_new_alert_reaches_a_managers_open_page(alice):
-    cookie = await sync_to_async(session_cookie_for)(alice)
-    ws = WebsocketCommunicator(
-        application,
-        "/ws/coaching/",
-        headers=[
-            (b"origin", b"http://127.0.0.1:8000"),
-            (b"host", b"127.0.0.1:8000"),
-            (b"cookie", cookie),
-        ],
-    )
+    ws = await socket_for(alice, "/ws/coaching/")
     assert (await ws.connect())[0]
     alert = await sync_to_async(make_alert)()
     await sync_to_async(publish_alert)(alert, new=True)
@@ -126,14 +115,5 @@ async def test_a_new_alert_reaches_a_managers_open_page(alice):
 
 @pytest.mark.django_db(transaction=True)
 async def test_the_coaching_socket_refuses_a_supervisor(bob):
-    cookie = await sync_to_async(session_cookie_for)(bob)
-    ws = WebsocketCommunicator(
-        application,
-        "/ws/coaching/",
-        headers=[
-            (b"origin", b"http://127.0.0.1:8000"),
-            (b"host", b"127.0.0.1:8000"),
-            (b"cookie", cookie),
-        ],
-    )
+    ws = await socket_for(bob, "/ws/coaching/")
     assert await ws.connect() == (False, 4403)

@@ -3,12 +3,10 @@
 import asyncio
 
 import httpx
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from dashboard.upstream.auth import AuthSession
 from dashboard.upstream.errors import UpstreamError
-from dashboard.upstream.rest import RestClient
+from dashboard.upstream.rest import from_settings
 
 
 class Command(BaseCommand):
@@ -34,14 +32,7 @@ class Command(BaseCommand):
 
     async def run(self, url, test, replay, name):
         async with httpx.AsyncClient() as client:
-            session = AuthSession(
-                settings.UPSTREAM_AUTH_URL,
-                settings.UPSTREAM_ANON_KEY,
-                settings.UPSTREAM_EMAIL,
-                settings.UPSTREAM_PASSWORD,
-                client,
-            )
-            rest = RestClient(settings.UPSTREAM_BASE_URL, session, client)
+            rest = from_settings(client)
             if url:
                 hook = await rest.create_webhook(name, url)
                 self.stdout.write(
