@@ -50,7 +50,6 @@ class LiveFeed:
         self.call_html: dict[str, str] = {}
         self.queue_html: dict[str, str] = {}
         self.kpi_html = ""
-        self.pushes = 0
         self._named = 0  # how many agents the cached names and teams cover
         self._status_sent: tuple = (None, 0.0)  # (status, when) last sent to STATUS_GROUP
 
@@ -69,8 +68,7 @@ class LiveFeed:
         if state != self.upstream["state"] or reason != self.upstream["reason"]:
             log.info("upstream %s%s", state, f": {reason}" if reason else "")
             self.upstream = {"state": state, "reason": reason, "since": iso(now())}
-            self.pending.kpis = True  # any non-empty change wakes a push
-            self.wakeup.set()
+            self.wakeup.set()  # every push carries the status
 
     def campaigns(self, campaigns: list[c.Campaign]):
         names = {x.id: x.name for x in campaigns}
@@ -109,8 +107,9 @@ class LiveFeed:
 
     async def push(self, changes: Changes):
         html = self.render_changes(changes)
+        full = self.full_html()
         self.version += 1
-        await cache.aset(SNAPSHOT_KEY, (self.version, self.full_html()), timeout=None)
+        await cache.aset(SNAPSHOT_KEY, (self.version, full), timeout=None)
         await cache.aset(STATUS_KEY, self.upstream, timeout=None)
         if changes.full or len(self.state.agents) != self._named:
             agents = self.state.agents.values()
@@ -119,9 +118,13 @@ class LiveFeed:
             self._named = len(self.state.agents)
         await self.layer.group_send(
             GROUP,
-            {"type": "live.push", "version": self.version, "prev": self.version - 1, "html": html},
+            {
+                "type": "live.push",
+                "version": self.version,
+                "prev": self.version - 1,
+                "html": html or full,
+            },
         )
-        self.pushes += 1
         sent, when = self._status_sent
         if sent is not self.upstream or time.monotonic() - when >= self.heartbeat:
             await self.layer.group_send(
@@ -130,7 +133,8 @@ class LiveFeed:
             self._status_sent = (self.upstream, time.monotonic())
 
     def render_changes(self, changes: Changes) -> str:
-        """Render what changed once, into the fragments kept for the full view."""
+        """Render what changed once, into the fragments kept for the full view. Returns the
+        fragments to push, or "" when everything changed (the full view goes instead)."""
         state, out = self.state, []
         if changes.full:
             self.agent_html = {
@@ -161,7 +165,7 @@ class LiveFeed:
             self.kpi_html = self.render.kpis(state, self.extra)
             out.append(self.kpi_html)
         if changes.full:
-            return self.full_html()
+            return ""
         out.append(self.upstream_html())
         return "".join(out)
 

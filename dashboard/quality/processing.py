@@ -14,6 +14,7 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from dashboard.aio import pause
+from dashboard.upstream import contract as c
 from dashboard.upstream import webhooks as wh
 from dashboard.upstream.errors import ContractError
 
@@ -110,9 +111,9 @@ def apply(delivery: Delivery):
                 "booked_at": at,
             },
         )
-    if isinstance(data, wh.QaScored):
+    if isinstance(data, c.Scorecard):
         return Scorecard.objects.update_or_create(
-            scorecard_id=data.scorecard_id,
+            scorecard_id=data.id,
             defaults={
                 "call_id": data.call_id or "",
                 "agent_id": data.agent_id or "",

@@ -149,11 +149,3 @@ class AuthSession:
         meta = (data.get("user") or {}).get("app_metadata") or {}
         self.organization_id = meta.get("organization_id") or self.organization_id
         self.role = meta.get("role") or self.role
-
-    def status(self) -> dict:
-        if self.error and not self.signed_in:
-            return {"signed_in": False, "reason": f"auth_error: {self.error}"}
-        return {
-            "signed_in": self.signed_in,
-            "reason": "" if self.signed_in else "not signed in yet",
-        }

@@ -74,17 +74,6 @@ class AppointmentBooked:
 
 
 @dataclass(frozen=True, slots=True)
-class QaScored:
-    scorecard_id: str
-    call_id: str | None
-    agent_id: str | None
-    template_id: str | None
-    score: int
-    max_score: int
-    passed: bool
-
-
-@dataclass(frozen=True, slots=True)
 class ComplianceChecked:
     check_id: str
     call_id: str | None
@@ -120,14 +109,15 @@ def parse_data(event: str, d: dict):
         max_score = c._int(d, "max_score")
         if max_score <= 0:
             raise ContractError("max_score must be positive")
-        return QaScored(
-            c._str(d, "scorecard_id"),
-            _opt(d, "call_id"),
-            _opt(d, "agent_id"),
-            _opt(d, "template_id"),
-            c._int(d, "score"),
-            max_score,
-            c._bool(d, "passed"),
+        return c.Scorecard(  # the REST row's shape; the delivery's time is when it was scored
+            id=c._str(d, "scorecard_id"),
+            call_id=_opt(d, "call_id"),
+            agent_id=_opt(d, "agent_id"),
+            template_id=_opt(d, "template_id"),
+            score=c._int(d, "score"),
+            max_score=max_score,
+            passed=c._bool(d, "passed"),
+            scored_at=None,
         )
     if event == "compliance_checked":
         return ComplianceChecked(

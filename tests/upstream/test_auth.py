@@ -17,7 +17,7 @@ async def test_it_signs_in_and_learns_its_organisation(simulator):
         assert token.count(".") == 2
         assert session.organization_id == simulator.org_a
         assert session.role == "supervisor"
-        assert session.status() == {"signed_in": True, "reason": ""}
+        assert session.signed_in and session.error is None
 
 
 @pytest.mark.parametrize(
@@ -34,7 +34,8 @@ async def test_it_tells_the_three_sign_in_failures_apart(simulator, options, kin
         with pytest.raises(AuthError) as failure:
             await session.token()
         assert failure.value.kind == kind
-        assert session.status()["reason"].startswith(f"auth_error: {kind}")
+        assert not session.signed_in and session.error.kind == kind
+        assert str(session.error).startswith(kind)
 
 
 async def test_it_refreshes_once_for_many_callers_and_rotates(sim_factory):
