@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 import httpx
+import psycopg
 import pytest
 import websockets
 
@@ -20,6 +21,7 @@ from tests.simulator_process import free_port
 
 AGENT = re.compile(r'<div id="agent-([^"]+)" class="agent"[^>]*? data-state="([^"]*)"')
 HANDOVER_S = 10
+WEBHOOK_SECRET = "scale-webhook-secret"
 
 
 @dataclass
@@ -104,7 +106,21 @@ def sim_states(sim):
 
 
 @pytest.fixture
-def topology(simulator, redis_url, postgres_url):
+def ports():
+    return [free_port(), free_port()]
+
+
+@pytest.fixture
+def simulator(sim_factory, ports):
+    """The simulated tenant, its webhooks sent to the first web worker."""
+    hook = f"http://127.0.0.1:{ports[0]}/webhooks/service/"
+    return sim_factory(
+        "--faults", "--seed", "7", "--webhook-url", hook, "--webhook-secret", WEBHOOK_SECRET
+    )
+
+
+@pytest.fixture
+def topology(simulator, redis_url, postgres_url, ports):
     env = {
         **os.environ,
         "REDIS_URL": redis_url,
@@ -114,7 +130,7 @@ def topology(simulator, redis_url, postgres_url):
         "UPSTREAM_ANON_KEY": simulator.anon_key,
         "UPSTREAM_EMAIL": simulator.email_a,
         "UPSTREAM_PASSWORD": simulator.password,
-        "UPSTREAM_WEBHOOK_SECRETS": "scale-webhook-secret",
+        "UPSTREAM_WEBHOOK_SECRETS": WEBHOOK_SECRET,
     }
     env.pop("DJANGO_SETTINGS_MODULE", None)
     manage = [sys.executable, "manage.py"]
@@ -132,12 +148,11 @@ def topology(simulator, redis_url, postgres_url):
         "bridge-2": Process.start("bridge-2", [*manage, "bridge"], env),
     }
     workers = []
-    for n in (1, 2):
-        port = free_port()
+    for n, port in enumerate(ports, 1):
         args = [daphne, "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"]
         processes[f"web-{n}"] = Process.start(f"web-{n}", args, env)
         workers.append(f"http://127.0.0.1:{port}")
-    yield workers, processes
+    yield workers, processes, postgres_url
     for proc in processes.values():
         proc.stop()
 
@@ -152,7 +167,7 @@ def ready(url):
 async def test_it_serves_browsers_on_every_worker_and_hands_over_when_the_bridge_dies(
     simulator, topology
 ):
-    workers, processes = topology
+    workers, processes, database = topology
     bridges = [processes["bridge-1"], processes["bridge-2"]]
     await until(lambda: all(ready(url) for url in workers), 30, "both workers ready")
     leaders = [b for b in bridges if b.said("leading: this bridge holds")]
@@ -180,6 +195,7 @@ async def test_it_serves_browsers_on_every_worker_and_hands_over_when_the_bridge
     )
     assert standby.said("leading: this bridge holds")
     assert seen - killed < HANDOVER_S, f"hand-over took {seen - killed:.1f} s"
+    print(f"hand-over seen by both browsers {seen - killed:.1f} s after the kill")
 
     # After the resync, every agent on both workers is in the state the service has.
     truth = sim_states(simulator)
@@ -189,5 +205,17 @@ async def test_it_serves_browsers_on_every_worker_and_hands_over_when_the_bridge
         lambda: all(b.states.get(agent) == "available" for b in browsers), 10, "a later change"
     )
     assert all(ready(url) for url in workers)
+
+    # Webhooks reach a web worker and are processed by the new leader, once, in PostgreSQL.
+    ids = simulator.control("webhook", event="coaching_alert")["deliveries"]
+    await until(lambda: processed(database, ids), 15, "the delivery processed")
     for b in browsers:
         await b.close()
+
+
+def processed(database, ids):
+    with psycopg.connect(database) as conn:
+        rows = conn.execute(
+            "SELECT status FROM quality_delivery WHERE delivery_id = ANY(%s)", [ids]
+        ).fetchall()
+    return len(rows) == len(ids) and all(status == "processed" for (status,) in rows)
