@@ -12,6 +12,8 @@ import asyncio
 import os
 import time
 
+import pytest
+
 from tests.scale.topology import Browser, ready, sign_in, start_topology, until
 from tests.simulator_process import free_port
 
@@ -32,6 +34,7 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+@pytest.mark.timeout(600)  # opening hundreds of signed-in sockets takes a while
 async def test_it_measures_a_workers_memory_and_cpu_per_live_socket(
     sim_factory, redis_url, postgres_url
 ):
