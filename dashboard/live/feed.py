@@ -110,7 +110,9 @@ class LiveFeed:
         full = self.full_html()
         self.version += 1
         await cache.aset(SNAPSHOT_KEY, (self.version, full), timeout=None)
-        await cache.aset(STATUS_KEY, self.upstream, timeout=None)
+        # Lapses when no bridge pushes any more (every push, heartbeats included, renews it):
+        # /readyz then says so instead of repeating a dead bridge's last word.
+        await cache.aset(STATUS_KEY, self.upstream, timeout=3 * self.heartbeat)
         if changes.full or len(self.state.agents) != self._named:
             agents = self.state.agents.values()
             await cache.aset(TEAMS_KEY, sorted({a.team for a in agents if a.team}), timeout=None)

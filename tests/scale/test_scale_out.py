@@ -5,6 +5,7 @@ import os
 import signal
 import time
 
+import httpx
 import psycopg
 import pytest
 
@@ -88,6 +89,11 @@ async def test_it_serves_browsers_on_every_worker_and_hands_over_when_the_bridge
     await until(lambda: processed(database, ids), 15, "the delivery processed")
     for b in browsers:
         await b.close()
+
+    # With no bridge left, /readyz stops repeating the last one's word.
+    os.killpg(standby.popen.pid, signal.SIGKILL)
+    await until(lambda: not any(ready(url) for url in workers), 30, "both workers unready")
+    assert httpx.get(f"{workers[0]}/readyz").json()["reason"] == "no word from the bridge"
 
 
 def processed(database, ids):
