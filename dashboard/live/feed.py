@@ -20,6 +20,7 @@ from django.utils.html import format_html
 from dashboard.aio import pause
 from dashboard.upstream import contract as c
 
+from .leader import still_leading
 from .render import Renderer, iso
 from .state import Changes, LiveState
 
@@ -106,6 +107,8 @@ class LiveFeed:
             last = time.monotonic()
 
     async def push(self, changes: Changes):
+        if not still_leading():
+            return  # fenced: another bridge may lead by now; this one is being stopped
         html = self.render_changes(changes)
         full = self.full_html()
         self.version += 1

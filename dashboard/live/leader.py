@@ -6,11 +6,14 @@ compare-and-set script well before it lapses and releases it on a clean stop, so
 follower takes over at once after a clean stop and within `ttl + poll` after a crash.
 
 Fencing: a holder that cannot renew in time cancels its work before the lease can lapse,
-so two bridges never publish at once. Times are measured on this machine's monotonic
-clock from the start of the call that set the lease, so Redis's clock never matters.
+and publishers ask `still_leading()` before each push, so a process that froze past its
+lease publishes nothing when it wakes, whatever runs first. Times are measured on this
+machine's monotonic clock from the start of the call that set the lease, so Redis's clock
+never matters.
 """
 
 import asyncio
+import contextvars
 import functools
 import hashlib
 import logging
@@ -25,6 +28,7 @@ from django.conf import settings
 from dashboard.aio import pause
 
 log = logging.getLogger("dashboard.live.leader")
+_held: contextvars.ContextVar["Lease | None"] = contextvars.ContextVar("lease", default=None)
 
 RENEW = """
 if redis.call('get', KEYS[1]) == ARGV[1] then
@@ -63,6 +67,9 @@ class Lease:
             self.valid_until = started + self.ttl
             return True
         return False
+
+    def valid(self) -> bool:
+        return time.monotonic() < self.valid_until - self.margin
 
     async def release(self):
         await self.client.eval(RELEASE, 1, self.key, self.token)
@@ -106,7 +113,9 @@ async def lead(work, stop: asyncio.Event, lease: Lease, poll: float = 1.0):
 
 async def _run_while_held(work, stop: asyncio.Event, lease: Lease):
     work_stop = asyncio.Event()
-    task = asyncio.ensure_future(work(work_stop))
+    context = contextvars.copy_context()
+    context.run(_held.set, lease)  # the work and every task it starts see this lease
+    task = asyncio.get_running_loop().create_task(work(work_stop), context=context)
     holder = asyncio.ensure_future(lease.hold())
     stopping = asyncio.ensure_future(stop.wait())
     try:
@@ -124,6 +133,12 @@ async def _run_while_held(work, stop: asyncio.Event, lease: Lease):
             await lease.release()
         except Exception as exc:
             log.warning("lease %s not released (it lapses by itself): %r", lease.key, exc)
+
+
+def still_leading() -> bool:
+    """False once the lease the calling work runs under may have lapsed; True without one."""
+    lease = _held.get()
+    return lease is None or lease.valid()
 
 
 def lease_key() -> str:

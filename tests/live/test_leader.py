@@ -2,10 +2,14 @@
 
 import asyncio
 import time
+from datetime import UTC
 
 import redis.asyncio as redis
+from django.core.cache import cache
 
+from dashboard.live.feed import SNAPSHOT_KEY, LiveFeed
 from dashboard.live.leader import Lease, lead
+from dashboard.live.state import Changes, LiveState
 
 KEY = "dashboard:bridge-leader:test"
 TTL = 3.0
@@ -85,4 +89,29 @@ async def test_it_stops_working_before_its_lease_lapses_when_redis_stalls(redis_
     stop.set()
     await run
     await admin.aclose()
+    await client.aclose()
+
+
+async def test_it_publishes_nothing_when_a_frozen_leader_wakes_past_its_lease(redis_url):
+    client = redis.Redis.from_url(redis_url)
+    stop, pushed, runs = asyncio.Event(), asyncio.Event(), []
+    await cache.adelete(SNAPSHOT_KEY)
+
+    async def work(work_stop):
+        runs.append(1)
+        if len(runs) == 1:
+            feed = LiveFeed(LiveState(UTC))
+            await feed.push(Changes(full=True))  # version 1, under the lease
+            pushed.set()
+            time.sleep(TTL)  # the whole process freezes (a stalled VM, a long GC)
+            await feed.push(Changes(full=True))  # the first thing it does on waking
+        await work_stop.wait()
+
+    run = asyncio.ensure_future(lead(work, stop, Lease(client, KEY, ttl=TTL)))
+    await asyncio.wait_for(pushed.wait(), 10)
+    await asyncio.sleep(2)  # time for a push that should not have happened to land
+    stop.set()
+    await run
+    version, _ = await cache.aget(SNAPSHOT_KEY)
+    assert version == 1, "a leader past its lease published"
     await client.aclose()
