@@ -51,7 +51,7 @@ async def test_it_serves_browsers_on_every_worker_and_hands_over_when_the_bridge
     leaders = [b for b in bridges if b.said("leading: this bridge holds")]
     assert len(leaders) == 1, "exactly one bridge leads"
     active, standby = leaders[0], next(b for b in bridges if b is not leaders[0])
-    assert standby.said("following: another bridge holds")
+    await until(lambda: standby.said("following: another bridge holds"), 10, "the standby")
 
     browsers = [await Browser(url).open(await sign_in(url, "bob")) for url in workers]
     await until(lambda: all(b.states for b in browsers), 10, "the snapshot on both workers")
