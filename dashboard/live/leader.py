@@ -93,21 +93,24 @@ class Lease:
 
 async def lead(work, stop: asyncio.Event, lease: Lease, poll: float = 1.0):
     """Run `work(work_stop)` only while holding `lease`; follow (poll for it) otherwise."""
-    following_logged = False
+    said = ""  # the last thing logged about the lease: a follower logs changes only
     while not stop.is_set():
         try:
             acquired = await lease.acquire()
         except Exception as exc:
-            log.warning("lease %s not reachable: %r", lease.key, exc)
             acquired = False
-        if not acquired:
-            if not following_logged:
+            if said != "unreachable":
+                log.warning("lease %s not reachable, retrying: %r", lease.key, exc)
+                said = "unreachable"
+        else:
+            if not acquired and said != "following":
                 log.info("following: another bridge holds %s", lease.key)
-                following_logged = True
+                said = "following"
+        if not acquired:
             await pause(stop, poll)
             continue
-        following_logged = False
         log.info("leading: this bridge holds %s", lease.key)
+        said = ""
         await _run_while_held(work, stop, lease)
 
 

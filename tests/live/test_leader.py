@@ -10,6 +10,7 @@ from django.core.cache import cache
 from dashboard.live.feed import SNAPSHOT_KEY, LiveFeed
 from dashboard.live.leader import Lease, lead
 from dashboard.live.state import Changes, LiveState
+from tests.simulator_process import free_port
 
 KEY = "dashboard:bridge-leader:test"
 TTL = 3.0
@@ -114,4 +115,16 @@ async def test_it_publishes_nothing_when_a_frozen_leader_wakes_past_its_lease(re
     await run
     version, _ = await cache.aget(SNAPSHOT_KEY)
     assert version == 1, "a leader past its lease published"
+    await client.aclose()
+
+
+async def test_it_waits_out_an_unreachable_redis_without_working(caplog):
+    client = redis.Redis.from_url(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens
+    board, stop = [], asyncio.Event()
+    run = asyncio.ensure_future(lead(Worker("a", board), stop, Lease(client, KEY), poll=0.2))
+    await asyncio.sleep(2)
+    assert board == [] and not run.done()
+    stop.set()
+    await run
+    assert sum("not reachable" in r.getMessage() for r in caplog.records) == 1  # said once
     await client.aclose()
