@@ -117,6 +117,8 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL", default="")
+# With Redis, several bridges may run: one holds this lease and works, the others wait.
+BRIDGE_LEASE_S = env.float("BRIDGE_LEASE_S", default=5.0)
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {

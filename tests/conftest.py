@@ -5,7 +5,7 @@ from django.contrib.auth.models import Group, User
 
 from dashboard.accounts.roles import GROUP_NAMES, MANAGER, SUPERVISOR, WALLBOARD
 
-pytest_plugins = ["tests.simulator_process", "tests.servers"]
+pytest_plugins = ["tests.simulator_process", "tests.servers", "tests.stores"]
 
 PASSWORD = "correct horse battery"
 

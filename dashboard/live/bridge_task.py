@@ -3,7 +3,9 @@ processing of stored webhook deliveries.
 
 `run_bridge` is what `manage.py bridge` runs on its own (production) and what `manage.py
 serve` runs beside Daphne on the same event loop (one machine: Daphne has no lifespan and
-the in-memory channel layer does not cross processes).
+the in-memory channel layer does not cross processes). With REDIS_URL set, several bridges
+may run and only the one holding the lease (`leader.py`) does this work, the webhook
+processor included.
 """
 
 import asyncio
@@ -13,13 +15,15 @@ from zoneinfo import ZoneInfo
 
 import httpx
 from django.conf import settings
+from django.core.cache import cache
 
 from dashboard.aio import pause
 from dashboard.quality.processing import run_processor
 from dashboard.upstream.realtime import Bridge
 from dashboard.upstream.rest import RestClient, from_settings
 
-from .feed import LiveFeed
+from .feed import SNAPSHOT_KEY, LiveFeed
+from .leader import only_when_leading
 from .state import LiveState
 
 log = logging.getLogger("dashboard.live.bridge")
@@ -43,6 +47,10 @@ async def run_bridge(stop: asyncio.Event):
                 "open_critical": None,
             },
         )
+        # Browsers ignore pushes not newer than theirs: go on from the last published version
+        # (a previous leader's, or this process's before a restart).
+        published = await cache.aget(SNAPSHOT_KEY)
+        feed.version = published[0] if published else 0
         bridge = Bridge(socket_url(settings.UPSTREAM_BASE_URL), rest.session, rest, feed)
         await asyncio.gather(
             feed.run(stop),
@@ -70,7 +78,8 @@ class BridgeTask:
         self.tasks: list[asyncio.Task] = []
 
     def start(self):
-        self.tasks.append(asyncio.ensure_future(self._supervised(run_bridge)))
+        work = only_when_leading(run_bridge) if settings.REDIS_URL else run_bridge
+        self.tasks.append(asyncio.ensure_future(self._supervised(work)))
 
     async def _supervised(self, work):
         while not self.stop_event.is_set():

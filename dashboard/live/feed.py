@@ -20,6 +20,7 @@ from django.utils.html import format_html
 from dashboard.aio import pause
 from dashboard.upstream import contract as c
 
+from .leader import still_leading
 from .render import Renderer, iso
 from .state import Changes, LiveState
 
@@ -106,11 +107,15 @@ class LiveFeed:
             last = time.monotonic()
 
     async def push(self, changes: Changes):
+        if not still_leading():
+            return  # fenced: another bridge may lead by now; this one is being stopped
         html = self.render_changes(changes)
         full = self.full_html()
         self.version += 1
         await cache.aset(SNAPSHOT_KEY, (self.version, full), timeout=None)
-        await cache.aset(STATUS_KEY, self.upstream, timeout=None)
+        # Lapses when no bridge pushes any more (every push, heartbeats included, renews it):
+        # /readyz then says so instead of repeating a dead bridge's last word.
+        await cache.aset(STATUS_KEY, self.upstream, timeout=3 * self.heartbeat)
         if changes.full or len(self.state.agents) != self._named:
             agents = self.state.agents.values()
             await cache.aset(TEAMS_KEY, sorted({a.team for a in agents if a.team}), timeout=None)

@@ -2,7 +2,9 @@
 
 Each delivery is claimed with a conditional update (received → processing), so two
 processors never handle the same one; records are upserted by the service's ids, so a
-replay never counts twice. Deliveries left unprocessed by a crash are picked up at start.
+replay never counts twice. Deliveries left unprocessed by a crash are picked up at start,
+which is right only while no other processor is at work: with several bridges, only the
+leader runs the processor, and a leader that loses its lease stops between two deliveries.
 """
 
 import asyncio
@@ -42,10 +44,13 @@ def notify():
         loop.call_soon_threadsafe(wakeup.set)
 
 
-def process_pending() -> int:
-    """Process every stored delivery not yet processed; returns how many were."""
+def process_pending(stop: asyncio.Event | None = None) -> int:
+    """Process every stored delivery not yet processed, or until `stop` is set; returns
+    how many were."""
     done, qa_changed, new_alerts = 0, False, []
     for pk in list(Delivery.objects.filter(status=Delivery.RECEIVED).values_list("pk", flat=True)):
+        if stop is not None and stop.is_set():
+            break
         claimed = Delivery.objects.filter(pk=pk, status=Delivery.RECEIVED).update(
             status=Delivery.PROCESSING
         )
@@ -164,7 +169,7 @@ async def run_processor(stop: asyncio.Event, on_figures=None):
             if recover:
                 await sync_to_async(recover_interrupted)()
                 recover = False
-            done = await sync_to_async(process_pending)()
+            done = await sync_to_async(process_pending)(stop)
             if (done or first) and on_figures:
                 on_figures(await sync_to_async(today_figures)())
             first = False

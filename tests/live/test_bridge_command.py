@@ -36,3 +36,53 @@ def test_it_connects_and_stops_on_sigterm(simulator, tmp_path):
     bridge.send_signal(signal.SIGTERM)
     assert bridge.wait(10) == 0
     assert simulator.password not in "".join(lines)
+
+
+def test_it_hands_the_lease_over_at_once_on_sigterm(simulator, redis_url, tmp_path):
+    """With a 30 s lease, only a release on a clean stop explains a quick hand-over."""
+    env = {
+        **os.environ,
+        "UPSTREAM_BASE_URL": simulator.base_url,
+        "UPSTREAM_AUTH_URL": simulator.auth_url,
+        "UPSTREAM_EMAIL": simulator.email_a,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "REDIS_URL": redis_url,
+        "BRIDGE_LEASE_S": "30",
+    }
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    bridges = []
+    for _ in range(2):
+        process = subprocess.Popen(
+            [sys.executable, "manage.py", "bridge"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        lines = []
+        threading.Thread(target=lambda p=process, out=lines: out.extend(p.stdout)).start()
+        bridges.append((process, lines))
+    try:
+        deadline = time.monotonic() + 30
+        while not any(said(lines, "upstream connected") for _, lines in bridges):
+            assert time.monotonic() < deadline, "no bridge connected"
+            time.sleep(0.1)
+        (leader, _), (standby, standby_lines) = sorted(
+            bridges, key=lambda b: not said(b[1], "leading")
+        )
+        assert said(standby_lines, "following") and not said(standby_lines, "leading")
+        leader.send_signal(signal.SIGTERM)
+        stopped = time.monotonic()
+        assert leader.wait(10) == 0
+        while not said(standby_lines, "upstream connected"):
+            assert time.monotonic() - stopped < 10, "".join(standby_lines)
+            time.sleep(0.1)
+    finally:
+        for process, _ in bridges:
+            process.terminate()
+            process.wait(10)
+
+
+def said(lines, text):
+    return any(text in line for line in lines)

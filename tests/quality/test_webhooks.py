@@ -134,6 +134,17 @@ def test_it_processes_a_delivery_id_once(client):
     assert Delivery.objects.count() == 1 and CoachingAlert.objects.count() == 1
 
 
+def test_it_leaves_deliveries_queued_once_told_to_stop(client):
+    """A bridge that lost its lease stops between deliveries; the next leader takes them."""
+    post(client, delivery())
+    post(client, delivery(data={**ALERT, "alert_id": "al-2"}))
+    stop = asyncio.Event()
+    stop.set()
+    assert processing.process_pending(stop) == 0
+    assert set(Delivery.objects.values_list("status", flat=True)) == {Delivery.RECEIVED}
+    assert processing.process_pending() == 2
+
+
 def test_one_bad_delivery_is_marked_failed_and_the_rest_go_on(client):
     post(
         client,

@@ -1,0 +1,73 @@
+"""Sizing figures for docs/deploy.md; not part of `make test` (pytest only collects test_*
+files), run it on purpose:
+
+    .venv/bin/python -m pytest -q -s tests/scale/bench_sockets.py
+
+One Daphne worker on Redis and PostgreSQL, one bridge, the simulated tenant in load mode:
+the worker's memory with no live sockets and with BENCH_SOCKETS of them, and its CPU while
+they receive the pushes of BENCH_EVENTS agent changes per second.
+"""
+
+import asyncio
+import os
+import time
+
+import pytest
+
+from tests.scale.topology import Browser, ready, sign_in, start_topology, until
+from tests.simulator_process import free_port
+
+SOCKETS = int(os.environ.get("BENCH_SOCKETS", "200"))
+EVENTS = int(os.environ.get("BENCH_EVENTS", "20"))
+WINDOW_S = 10.0
+
+
+def rss_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        kib = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+    return kib / 1024
+
+
+def cpu_s(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.timeout(600)  # opening hundreds of signed-in sockets takes a while
+async def test_it_measures_a_workers_memory_and_cpu_per_live_socket(
+    sim_factory, redis_url, postgres_url
+):
+    sim = sim_factory("--events-per-second", EVENTS)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    processes = start_topology(sim, redis_url, postgres_url, [port], bridges=1)
+    browsers = []
+    try:
+        await until(lambda: ready(url), 30, "the worker ready")
+        pid = processes["web-1"].popen.pid
+        cookie = await sign_in(url, "bob")
+        await asyncio.sleep(2)
+        idle = rss_mib(pid)
+        for _ in range(SOCKETS):
+            browsers.append(await Browser(url).open(cookie))
+        await until(lambda: all(b.frames for b in browsers), 60, "every socket's snapshot")
+        await asyncio.sleep(2)
+        loaded = rss_mib(pid)
+        frames, cpu, started = sum(b.frames for b in browsers), cpu_s(pid), time.monotonic()
+        await asyncio.sleep(WINDOW_S)
+        elapsed = time.monotonic() - started
+        frames = sum(b.frames for b in browsers) - frames
+        cpu = cpu_s(pid) - cpu
+        print(
+            f"\n{SOCKETS} live sockets, {EVENTS} agent changes/s: worker RSS {idle:.0f} MiB idle,"
+            f" {loaded:.0f} MiB with sockets ({(loaded - idle) * 1024 / SOCKETS:.0f} KiB each);"
+            f" {frames / elapsed:.0f} frames/s written ({frames / elapsed / SOCKETS:.1f} per"
+            f" socket) at {cpu / elapsed * 100:.0f}% of one core"
+        )
+        assert frames > 0
+    finally:
+        for b in browsers:
+            await b.close()
+        for proc in processes.values():
+            proc.stop()

@@ -1,0 +1,104 @@
+"""The production topology on one machine: Redis, PostgreSQL, two Daphne workers and two
+`manage.py bridge` processes against the simulated tenant, driven like browsers would."""
+
+import os
+import signal
+import time
+
+import httpx
+import psycopg
+import pytest
+
+from tests.scale.topology import Browser, ready, sign_in, start_topology, until
+from tests.simulator_process import free_port
+
+HANDOVER_S = 10
+WEBHOOK_SECRET = "scale-webhook-secret"
+
+
+def sim_states(sim):
+    return {a["agentId"]: a["status"] for a in sim.agents()}
+
+
+@pytest.fixture
+def ports():
+    return [free_port(), free_port()]
+
+
+@pytest.fixture
+def simulator(sim_factory, ports):
+    """The simulated tenant, its webhooks sent to the first web worker."""
+    hook = f"http://127.0.0.1:{ports[0]}/webhooks/service/"
+    return sim_factory(
+        "--faults", "--seed", "7", "--webhook-url", hook, "--webhook-secret", WEBHOOK_SECRET
+    )
+
+
+@pytest.fixture
+def topology(simulator, redis_url, postgres_url, ports):
+    processes = start_topology(simulator, redis_url, postgres_url, ports, secret=WEBHOOK_SECRET)
+    yield [f"http://127.0.0.1:{port}" for port in ports], processes, postgres_url
+    for proc in processes.values():
+        proc.stop()
+
+
+async def test_it_serves_browsers_on_every_worker_and_hands_over_when_the_bridge_dies(
+    simulator, topology
+):
+    workers, processes, database = topology
+    bridges = [processes["bridge-1"], processes["bridge-2"]]
+    await until(lambda: all(ready(url) for url in workers), 30, "both workers ready")
+    leaders = [b for b in bridges if b.said("leading: this bridge holds")]
+    assert len(leaders) == 1, "exactly one bridge leads"
+    active, standby = leaders[0], next(b for b in bridges if b is not leaders[0])
+    await until(lambda: standby.said("following: another bridge holds"), 10, "the standby")
+
+    browsers = [await Browser(url).open(await sign_in(url, "bob")) for url in workers]
+    await until(lambda: all(b.states for b in browsers), 10, "the snapshot on both workers")
+
+    agent = sorted(sim_states(simulator))[0]
+    simulator.control("pause")  # the behaviour model stops: only forced changes from here
+    simulator.control("agent-status", agent_id=agent, status="offline")
+    await until(
+        lambda: all(b.states.get(agent) == "offline" for b in browsers), 10, "the same change"
+    )
+
+    os.killpg(active.popen.pid, signal.SIGKILL)
+    killed = time.monotonic()
+    simulator.control("agent-status", agent_id=agent, status="paused")  # while no one leads
+    seen = await until(
+        lambda: all(b.states.get(agent) == "paused" for b in browsers),
+        HANDOVER_S + 5,
+        "the change made during the hand-over",
+    )
+    assert standby.said("leading: this bridge holds")
+    assert seen - killed < HANDOVER_S, f"hand-over took {seen - killed:.1f} s"
+    print(f"hand-over seen by both browsers {seen - killed:.1f} s after the kill")
+
+    # After the resync, every agent on both workers is in the state the service has.
+    truth = sim_states(simulator)
+    await until(lambda: all(b.states == truth for b in browsers), 10, "every agent right")
+    simulator.control("agent-status", agent_id=agent, status="available")
+    await until(
+        lambda: all(b.states.get(agent) == "available" for b in browsers), 10, "a later change"
+    )
+    assert all(ready(url) for url in workers)
+
+    # Webhooks reach a web worker and are processed by the new leader, once, in PostgreSQL.
+    ids = simulator.control("webhook", event="coaching_alert")["deliveries"]
+    await until(lambda: processed(database, ids), 15, "the delivery processed")
+    for b in browsers:
+        await b.close()
+
+    # With no bridge left, /readyz stops repeating the last one's word.
+    os.killpg(standby.popen.pid, signal.SIGKILL)
+    await until(lambda: not any(ready(url) for url in workers), 30, "both workers unready")
+    assert httpx.get(f"{workers[0]}/readyz").json()["reason"] == "no word from the bridge"
+
+
+def processed(database, ids):
+    with psycopg.connect(database) as conn:
+        rows = conn.execute(
+            "SELECT status FROM quality_delivery WHERE delivery_id = ANY(%s)", [ids]
+        ).fetchall()
+    return len(rows) == len(ids) and all(status == "processed" for (status,) in rows)
