@@ -168,4 +168,6 @@ def from_settings(client: httpx.AsyncClient) -> RestClient:
         settings.UPSTREAM_PASSWORD,
         client,
     )
-    return RestClient(settings.UPSTREAM_BASE_URL, session, client)
+    return RestClient(
+        settings.UPSTREAM_BASE_URL, session, client, timeout=settings.UPSTREAM_REST_TIMEOUT_S
+    )
