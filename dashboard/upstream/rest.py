@@ -55,6 +55,8 @@ class RestClient:
                     timeout=self._timeout,
                     headers={"Authorization": f"Bearer {token}"},
                 )
+            except httpx.TimeoutException:
+                last = f"no answer within {self._timeout:g} s"
             except httpx.TransportError as exc:
                 last = f"{type(exc).__name__}"
             else:

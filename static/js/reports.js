@@ -69,7 +69,9 @@
     if (elt.plot) { elt.plot.destroy(); elt.plot = null; }
     elt.replaceChildren();
     const d = JSON.parse(text);
-    const mid = d.x.map((t) => t + d.step_s / 2);
+    const mid = d.x.map((t) => t + d.step_s / 2);  // bars sit on the middle of their interval
+    const first = d.x[0];
+    const last = d.x[d.x.length - 1] + d.step_s;
     if (!d.x.length) {
       const p = document.createElement("p");
       p.className = "empty";
@@ -83,10 +85,12 @@
     const opts = {
       width: Math.max(elt.clientWidth, 300),
       height: Number(elt.dataset.height) || 220,
+      cursor: { drag: { x: false, y: false } },
       tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), d.tz),
       scales: {
-        // Bars sit on the middle of their interval; a short day still spans a few hours.
-        x: { time: true, range: (u, min, max) => [min - d.step_s / 2, Math.max(max + d.step_s / 2, min + 8 * d.step_s)] },
+        // From the first interval's start to the last one's end, and a few hours at least
+        // (uPlot's own range for a single point of seconds spans years).
+        x: { time: true, range: () => [first, Math.max(last, first + 8 * d.step_s)] },
         ...Object.fromEntries(scales.map((s) => [s, s === "%" ? { range: [0, 100] } : {}])),
       },
       series: [{}, ...d.series.map((s, i) => ({

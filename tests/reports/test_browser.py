@@ -1,0 +1,60 @@
+"""The campaigns pages and the live view's charts in Chromium, against a real dashboard
+process and simulated tenant refreshing every second."""
+
+import pytest
+
+from tests.servers import screenshot, sign_in, start_dashboard
+
+
+@pytest.fixture
+def served(sim_factory, tmp_path):
+    sim = sim_factory("--faults", "--seed", "7", "--speed", "4")
+    server = start_dashboard(sim, tmp_path, {"UPSTREAM_REFRESH_INTERVAL_S": "1"})
+    yield sim, server
+    server.stop()
+
+
+def test_it_shows_campaigns_a_campaign_and_a_failed_pull_without_blanking(served, page):
+    sim, server = served
+    sign_in(page, server, server.add_user("bob", "supervisor"))
+    page.goto(f"{server.url}/campaigns/")
+    page.wait_for_selector("#campaigns-table tbody tr >> nth=3")
+    assert page.locator(".asof time").first.inner_text()  # "as of HH:MM:SS"
+    assert page.locator(".badge-stale").first.is_hidden()
+    page.click("button.sort[data-key=progress]")
+    page.click("button.sort[data-key=progress]")  # twice: most progress first
+    assert "dir=desc" in page.url
+    progress = [float(x) for x in page.eval_on_selector_all(
+        "#campaigns-table tbody tr", "rows => rows.map(r => r.dataset.progress)")]  # fmt: skip
+    assert progress == sorted(progress, reverse=True)
+    page.wait_for_selector("#ai-status[data-enabled=on]")
+    screenshot(page, "campaigns-1-list")
+
+    page.click("#campaigns-table tbody tr >> nth=0 >> a")
+    page.wait_for_selector("#campaign-body .kpis")
+    page.wait_for_selector(".chart[data-source=chart-campaign] canvas", timeout=30000)
+    screenshot(page, "campaigns-2-campaign")
+
+    page.goto(f"{server.url}/campaigns/")
+    page.wait_for_selector("#campaigns-table tbody tr >> nth=3")
+    sim.control("rest-errors", status=503, seconds=20)
+    page.wait_for_selector(".asof-error", timeout=30000)
+    page.wait_for_selector(".badge-stale:visible", timeout=15000)
+    assert page.locator("#campaigns-table tbody tr").count() == 4  # the last good copy stays
+    assert "HTTP 503" in page.locator(".asof-error").inner_text()
+    screenshot(page, "campaigns-3-stale")
+
+
+def test_it_draws_the_floors_day_and_extends_it_live(served, page):
+    sim, server = served
+    sign_in(page, server, server.add_user("bob", "supervisor"))
+    page.wait_for_selector(".chart[data-source=chart-calls] canvas", timeout=30000)
+    page.wait_for_selector(".chart[data-source=chart-service] canvas")
+    first = page.locator("#chart-calls").text_content()
+    page.wait_for_function(
+        "before => document.getElementById('chart-calls').textContent !== before",
+        arg=first,
+        timeout=30000,
+    )  # the recorder pushed the grown day; the chart redraws from it
+    page.locator(".intraday").scroll_into_view_if_needed()
+    screenshot(page, "live-intraday")
