@@ -59,10 +59,11 @@
   const COLOURS = ["#3b82f6", "#f59e0b", "#10b981", "#ef4444"];
   const FILLS = ["rgba(59,130,246,.35)", "rgba(245,158,11,.35)", "rgba(16,185,129,.35)"];
   const AXES = { calls: "calls", "%": "%", s: "seconds" };
+  const hhmm = uPlot.fmtDate("{HH}:{mm}");
 
   function drawChart(elt) {
     const source = document.getElementById(elt.dataset.source);
-    if (!source || typeof uPlot === "undefined") return;
+    if (!source) return;
     const text = source.textContent;
     if (elt.dataset.drawn === text && elt.firstChild) return;  // already shows this data
     elt.dataset.drawn = text;
@@ -103,7 +104,7 @@
         points: { show: s.kind !== "bars", size: 5 },
       }))],
       axes: [
-        { stroke: ink, grid },
+        { stroke: ink, grid, space: 60, values: (u, splits) => splits.map((t) => hhmm(u.tzDate(t))) },
         ...scales.map((s, i) => ({
           scale: s, stroke: ink, side: i === 0 ? 3 : 1, label: AXES[s] || s,
           grid: i === 0 ? grid : { show: false },

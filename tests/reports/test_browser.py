@@ -24,8 +24,8 @@ def test_it_shows_campaigns_a_campaign_and_a_failed_pull_without_blanking(served
     page.click("button.sort[data-key=progress]")
     page.click("button.sort[data-key=progress]")  # twice: most progress first
     assert "dir=desc" in page.url
-    progress = [float(x) for x in page.eval_on_selector_all(
-        "#campaigns-table tbody tr", "rows => rows.map(r => r.dataset.progress)")]  # fmt: skip
+    rows = "#campaigns-table tbody tr"
+    progress = page.eval_on_selector_all(rows, "rows => rows.map(r => Number(r.dataset.progress))")
     assert progress == sorted(progress, reverse=True)
     page.wait_for_selector("#ai-status[data-enabled=on]")
     screenshot(page, "campaigns-1-list")

@@ -28,9 +28,22 @@ def epoch(hh, mm):
     return int(at(hh, mm).timestamp())
 
 
+def completed(call_id, outcome, when):
+    CompletedCall.objects.create(
+        call_id=call_id, campaign_id="k1", outcome=outcome, duration_s=60, completed_at=when
+    )
+
+
 def test_it_builds_the_floors_day_per_15_minutes():
-    FloorSlot.objects.create(start=at(9, 0), calls=10, completed=8, handled=4, handle_s=900,
-                             inbound_answered=5, inbound_in_sl=4)  # fmt: skip
+    FloorSlot.objects.create(
+        start=at(9, 0),
+        calls=10,
+        completed=8,
+        handled=4,
+        handle_s=900,
+        inbound_answered=5,
+        inbound_in_sl=4,
+    )
     FloorSlot.objects.create(start=at(9, 30), calls=3, completed=2)  # no inbound, none handled
     FloorSlot.objects.create(start=at(8, 45) - timedelta(days=1), calls=99)  # yesterday
     charts = floor_charts(since=DAY, now=at(9, 40))
@@ -63,20 +76,20 @@ def test_it_builds_a_campaigns_day_and_outcome_mix():
         "Appointments": [1, 0, 0],
     }
     for n, outcome in enumerate(["sale", "callback", "callback", "not_interested"]):
-        CompletedCall.objects.create(call_id=f"x{n}", campaign_id="k1", outcome=outcome,
-                                     duration_s=60, completed_at=at(10, n))  # fmt: skip
-    CompletedCall.objects.create(call_id="old", campaign_id="k1", outcome="sale", duration_s=60,
-                                 completed_at=DAY - timedelta(hours=1))  # fmt: skip
+        completed(f"x{n}", outcome, at(10, n))
+    completed("old", "sale", DAY - timedelta(hours=1))  # yesterday
     mix = [(r["outcome"], r["n"], r["pct"]) for r in outcome_mix("k1", since=DAY)]
     assert mix == [("callback", 2, 50.0), ("not_interested", 1, 25.0), ("sale", 1, 25.0)]
 
 
 def test_it_builds_the_qa_trend_per_hour():
-    for n, (hh, mm, score, top) in enumerate(
-        [(9, 5, 80, 100), (9, 50, 10, 20), (11, 0, 18, 20), (8, 59, 0, 100)]
+    yesterday = at(9, 0) - timedelta(days=1)
+    for n, (when, score, top) in enumerate(
+        [(at(9, 5), 80, 100), (at(9, 50), 10, 20), (at(11, 0), 18, 20), (yesterday, 0, 100)]
     ):
-        Scorecard.objects.create(scorecard_id=f"s{n}", score=score, max_score=top, passed=True,
-                                 scored_at=at(hh, mm) - (timedelta(days=1) if hh == 8 else timedelta()))  # fmt: skip
+        Scorecard.objects.create(
+            scorecard_id=f"s{n}", score=score, max_score=top, passed=True, scored_at=when
+        )
     chart = qa_trend(since=DAY)
     assert chart["x"] == [epoch(9, 0), epoch(11, 0)] and chart["step_s"] == 3600
     average, count = chart["series"]

@@ -6,8 +6,8 @@ from zoneinfo import ZoneInfo
 from dashboard.live.state import (
     Counts,
     LiveState,
-    ai_share_pct,
     aht_s,
+    ai_share_pct,
     occupancy_pct,
     service_level_pct,
     slot_of,

@@ -88,3 +88,27 @@ async def test_it_pushes_the_list_and_each_campaign_page_once_per_refresh(bob):
 async def test_it_keeps_campaign_sockets_from_wallboard_viewers(carol):
     ws = await socket_for(carol, "/ws/campaigns/")
     assert await ws.connect() == (False, 4403)
+
+
+def test_it_puts_ai_dialing_and_the_ai_share_of_todays_calls_in_the_header():
+    from zoneinfo import ZoneInfo
+
+    from dashboard.live.feed import LiveFeed
+    from dashboard.live.state import LiveState
+    from tests.live.test_state import Feed
+
+    feed, events = LiveFeed(LiveState(ZoneInfo("UTC"))), Feed()
+    assert "AI status unknown · no calls ended today" in feed.upstream_html()
+    for event in (
+        events.started(0, "c1", ai=True),
+        events.started(1, "c2", "a1"),
+        events.started(2, "c3", "a2"),
+        events.ended(30, "c1", 30),
+        events.ended(40, "c2", 40),
+        events.ended(50, "c3", 50),
+    ):
+        feed.event(event)
+    feed.ai_status(True)
+    assert "AI dialing on · 33.3% of today's calls AI-handled" in feed.upstream_html()
+    feed.ai_status(False)
+    assert 'data-enabled="off"' in feed.upstream_html()

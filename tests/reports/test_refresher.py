@@ -48,10 +48,10 @@ async def test_it_keeps_the_last_good_copy_and_says_what_failed(
     fault, simulator, short_interval, bob, async_client
 ):
     async with httpx.AsyncClient() as client:
+        session = session_for(simulator, client)
         rest = RestClient(
-            simulator.base_url, session_for(simulator, client), client,
-            attempts=2, max_backoff=0.2, timeout=0.5,
-        )  # fmt: skip
+            simulator.base_url, session, client, attempts=2, max_backoff=0.2, timeout=0.5
+        )
         feed = LiveFeed(LiveState(ZoneInfo("UTC")))
         refresher = Refresher(rest, feed)
         await refresher.refresh()
