@@ -42,6 +42,7 @@ class Refresher:
         self.rest = rest
         self.feed = feed
         self.counters: dict[str, tuple[int, int, int]] = {}  # campaign id -> last seen
+        self.failing: dict[str, str] = {}  # summary -> its error, logged once until it recovers
 
     async def run(self, stop: asyncio.Event):
         while not stop.is_set():
@@ -68,9 +69,13 @@ class Refresher:
             data = await PULLS[name](self.rest, since)
         except Exception as exc:
             error = str(exc) or type(exc).__name__
-            log.warning("summary %s not refreshed, keeping the last good copy: %s", name, error)
+            if self.failing.get(name) != error:
+                log.warning("summary %s not refreshed, keeping the last good copy: %s", name, error)
+            self.failing[name] = error
             await summaries.store_failure(name, error, datetime.now(UTC))
             return None
+        if self.failing.pop(name, None):
+            log.info("summary %s refreshed again", name)
         await summaries.store_good(name, data, datetime.now(UTC))
         return data
 
@@ -84,13 +89,8 @@ class Refresher:
             self.counters[x.id] = seen
             if before is None:
                 continue
-            grown = dict(
-                zip(
-                    ("dialed", "connected", "booked"),
-                    (max(0, a - b) for a, b in zip(seen, before, strict=True)),
-                    strict=True,
-                )
-            )
+            names = ("dialed", "connected", "booked")
+            grown = {k: max(0, a - b) for k, a, b in zip(names, seen, before, strict=True)}
             if not any(grown.values()):
                 continue
             row, _ = CampaignSlot.objects.get_or_create(campaign_id=x.id, start=slot)

@@ -123,7 +123,10 @@
   });
 
   /* ---- Pushes replace fragments: redraw, resort, recheck ---- */
-  document.body.addEventListener("htmx:oobAfterSwap", () => {
+  document.body.addEventListener("htmx:oobAfterSwap", (e) => {
+    const elt = e.target;  // chart data, or a body with charts, summaries or a table
+    if (elt.nodeType !== 1) return;
+    if (elt.tagName !== "SCRIPT" && !elt.querySelector(".chart, .asof, table.sortable")) return;
     drawCharts();
     sortTables();
     showStaleness();

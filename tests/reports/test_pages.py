@@ -112,3 +112,28 @@ def test_it_puts_ai_dialing_and_the_ai_share_of_todays_calls_in_the_header():
     assert "AI dialing on · 33.3% of today's calls AI-handled" in feed.upstream_html()
     feed.ai_status(False)
     assert 'data-enabled="off"' in feed.upstream_html()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_it_extends_the_qa_trend_on_the_qa_pages_push(bob):
+    import json
+
+    from django.utils import timezone
+
+    from dashboard.quality.models import Scorecard
+    from dashboard.quality.publish import publish_qa
+    from dashboard.quality.views import qa_context
+
+    ws = await socket_for(bob, "/ws/qa/")
+    assert (await ws.connect())[0]
+    await Scorecard.objects.acreate(
+        scorecard_id="s1", score=15, max_score=20, passed=True, scored_at=timezone.now()
+    )
+    await sync_to_async(lambda: publish_qa(qa_context()))()
+    html = await ws.receive_from(timeout=5)
+    while 'id="qa-body"' not in html:
+        html = await ws.receive_from(timeout=5)
+    start = html.index('<script id="chart-qa" type="application/json">')
+    data = html[start:].split(">", 1)[1].split("</script>", 1)[0]
+    assert json.loads(data)["series"][0]["values"] == [75.0]
+    await ws.disconnect()
