@@ -60,6 +60,7 @@
   const FILLS = ["rgba(59,130,246,.35)", "rgba(245,158,11,.35)", "rgba(16,185,129,.35)"];
   const AXES = { calls: "calls", "%": "%", s: "seconds" };
   const hhmm = uPlot.fmtDate("{HH}:{mm}");
+  const fromZero = (u, min, max) => [0, max > 0 ? Math.ceil(max * 1.1) : 1];  // counts, seconds
 
   function drawChart(elt) {
     const source = document.getElementById(elt.dataset.source);
@@ -80,6 +81,7 @@
       elt.appendChild(p);
       return;
     }
+    const tzDate = (ts) => uPlot.tzDate(new Date(ts * 1e3), d.tz);  // the organisation's zone
     const ink = getComputedStyle(document.body).color;
     const grid = { stroke: "rgba(128,128,128,.2)" };
     const scales = [...new Set(d.series.map((s) => s.scale))];
@@ -87,12 +89,12 @@
       width: Math.max(elt.clientWidth, 300),
       height: Number(elt.dataset.height) || 220,
       cursor: { drag: { x: false, y: false } },
-      tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), d.tz),
+      tzDate,
       scales: {
         // From the first interval's start to the last one's end, and a few hours at least
         // (uPlot's own range for a single point of seconds spans years).
         x: { time: true, range: () => [first, Math.max(last, first + 8 * d.step_s)] },
-        ...Object.fromEntries(scales.map((s) => [s, s === "%" ? { range: [0, 100] } : {}])),
+        ...Object.fromEntries(scales.map((s) => [s, { range: s === "%" ? [0, 100] : fromZero }])),
       },
       series: [{}, ...d.series.map((s, i) => ({
         label: s.label,
@@ -104,7 +106,7 @@
         points: { show: s.kind !== "bars", size: 5 },
       }))],
       axes: [
-        { stroke: ink, grid, space: 60, values: (u, splits) => splits.map((t) => hhmm(u.tzDate(t))) },
+        { stroke: ink, grid, space: 60, values: (u, splits) => splits.map((t) => hhmm(tzDate(t))) },
         ...scales.map((s, i) => ({
           scale: s, stroke: ink, side: i === 0 ? 3 : 1, label: AXES[s] || s,
           grid: i === 0 ? grid : { show: false },

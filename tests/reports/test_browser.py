@@ -14,7 +14,17 @@ def served(sim_factory, tmp_path):
     server.stop()
 
 
-def test_it_shows_campaigns_a_campaign_and_a_failed_pull_without_blanking(served, page):
+@pytest.fixture
+def page_errors(page):
+    """Script errors on the page (a chart that failed to draw, for one)."""
+    errors = []
+    page.on("pageerror", errors.append)
+    return errors
+
+
+def test_it_shows_campaigns_a_campaign_and_a_failed_pull_without_blanking(
+    served, page, page_errors
+):
     sim, server = served
     sign_in(page, server, server.add_user("bob", "supervisor"))
     page.goto(f"{server.url}/campaigns/")
@@ -43,9 +53,10 @@ def test_it_shows_campaigns_a_campaign_and_a_failed_pull_without_blanking(served
     assert page.locator("#campaigns-table tbody tr").count() == 4  # the last good copy stays
     assert "HTTP 503" in page.locator(".asof-error").inner_text()
     screenshot(page, "campaigns-3-stale")
+    assert not page_errors
 
 
-def test_it_draws_the_floors_day_and_extends_it_live(served, page):
+def test_it_draws_the_floors_day_and_extends_it_live(served, page, page_errors):
     sim, server = served
     sign_in(page, server, server.add_user("bob", "supervisor"))
     page.wait_for_selector(".chart[data-source=chart-calls] canvas", timeout=30000)
@@ -58,3 +69,4 @@ def test_it_draws_the_floors_day_and_extends_it_live(served, page):
     )  # the recorder pushed the grown day; the chart redraws from it
     page.locator(".intraday").scroll_into_view_if_needed()
     screenshot(page, "live-intraday")
+    assert not page_errors
