@@ -11,6 +11,7 @@ import logging
 from dataclasses import replace
 
 from asgiref.sync import sync_to_async
+from django.db import transaction
 from django.db.models import F
 
 from dashboard.aio import pause
@@ -48,6 +49,7 @@ class Recorder:
         return bool(grown)
 
 
+@transaction.atomic
 def write(grown: dict):
     for start, amounts in grown.items():
         row, _ = FloorSlot.objects.get_or_create(start=start)

@@ -18,7 +18,7 @@ def served(sim_factory, tmp_path):
 def page_errors(page):
     """Script errors on the page (a chart that failed to draw, for one)."""
     errors = []
-    page.on("pageerror", errors.append)
+    page.on("pageerror", lambda error: errors.append(error))
     return errors
 
 
