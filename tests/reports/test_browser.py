@@ -4,12 +4,16 @@ process and simulated tenant refreshing every second."""
 import pytest
 
 from tests.servers import screenshot, sign_in, start_dashboard
+from tests.simulator_process import free_port
 
 
 @pytest.fixture
 def served(sim_factory, tmp_path):
-    sim = sim_factory("--faults", "--seed", "7", "--speed", "4")
-    server = start_dashboard(sim, tmp_path, {"UPSTREAM_REFRESH_INTERVAL_S": "1"})
+    port = free_port()
+    hook = ("--webhook-url", f"http://127.0.0.1:{port}/webhooks/service/")
+    secret = ("--webhook-secret", "e2e-webhook-secret")  # start_dashboard's secret
+    sim = sim_factory("--faults", "--seed", "7", "--speed", "4", *hook, *secret)
+    server = start_dashboard(sim, tmp_path, {"UPSTREAM_REFRESH_INTERVAL_S": "1"}, port=port)
     yield sim, server
     server.stop()
 
@@ -43,6 +47,7 @@ def test_it_shows_campaigns_a_campaign_and_a_failed_pull_without_blanking(
     page.click("#campaigns-table tbody tr >> nth=0 >> a")
     page.wait_for_selector("#campaign-body .kpis")
     page.wait_for_selector(".chart[data-source=chart-campaign] canvas", timeout=30000)
+    page.wait_for_selector("#campaign-body meter", timeout=60000)  # outcomes, by webhook
     screenshot(page, "campaigns-2-campaign")
 
     page.goto(f"{server.url}/campaigns/")
@@ -69,4 +74,7 @@ def test_it_draws_the_floors_day_and_extends_it_live(served, page, page_errors):
     )  # the recorder pushed the grown day; the chart redraws from it
     page.locator(".intraday").scroll_into_view_if_needed()
     screenshot(page, "live-intraday")
+    page.goto(f"{server.url}/qa/")
+    page.wait_for_selector(".chart[data-source=chart-qa] canvas", timeout=60000)  # by webhook
+    screenshot(page, "qa-trend")
     assert not page_errors
