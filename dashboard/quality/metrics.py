@@ -62,7 +62,7 @@ def qa_trend(since: datetime) -> dict:
             },
             {
                 "label": "Scorecards",
-                "scale": "calls",
+                "scale": "scorecards",
                 "kind": "bars",
                 "values": [r["n"] for r in rows],
             },
