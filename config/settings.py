@@ -39,6 +39,7 @@ UPSTREAM_EMAIL = env("UPSTREAM_EMAIL", default="svc-a@sim.local")
 UPSTREAM_PASSWORD = env("UPSTREAM_PASSWORD", default="sim-password")
 UPSTREAM_WEBHOOK_SECRETS = env.list("UPSTREAM_WEBHOOK_SECRETS", default=[])
 UPSTREAM_REFRESH_INTERVAL_S = env.int("UPSTREAM_REFRESH_INTERVAL_S", default=30)
+UPSTREAM_REST_TIMEOUT_S = env.float("UPSTREAM_REST_TIMEOUT_S", default=10.0)
 SERVICE_LEVEL_THRESHOLD_S = env.int("SERVICE_LEVEL_THRESHOLD_S", default=20)
 
 # First values of the live view's limits; managers change them in the admin (Thresholds).
@@ -69,6 +70,7 @@ INSTALLED_APPS = [
     "dashboard.accounts",
     "dashboard.live",
     "dashboard.quality",
+    "dashboard.reports",
     "dashboard.simulator",
 ]
 

@@ -8,7 +8,7 @@ from .roles import MANAGER, RANK, SUPERVISOR, WALLBOARD, user_role
 NAVIGATION = [
     # (label, path, minimum role)
     ("Live", "/", WALLBOARD),
-    ("Campaigns", "/campaigns/", WALLBOARD),
+    ("Campaigns", "/campaigns/", SUPERVISOR),
     ("QA", "/qa/", SUPERVISOR),
     ("Coaching", "/coaching/", MANAGER),
     ("Wallboards", "/wallboards/", MANAGER),

@@ -17,10 +17,11 @@ import httpx
 from django.conf import settings
 from django.core.cache import cache
 
-from dashboard.aio import pause
 from dashboard.quality.processing import run_processor
+from dashboard.reports.recorder import Recorder
+from dashboard.reports.refresher import Refresher
 from dashboard.upstream.realtime import Bridge
-from dashboard.upstream.rest import RestClient, from_settings
+from dashboard.upstream.rest import from_settings
 
 from .feed import SNAPSHOT_KEY, LiveFeed
 from .leader import only_when_leading
@@ -55,19 +56,10 @@ async def run_bridge(stop: asyncio.Event):
         await asyncio.gather(
             feed.run(stop),
             bridge.run(stop),
-            refresh_campaigns(rest, feed, stop),
+            Refresher(rest, feed).run(stop),
+            Recorder(state).run(stop),
             run_processor(stop, on_figures=feed.set_figures),
         )
-
-
-async def refresh_campaigns(rest: RestClient, feed: LiveFeed, stop: asyncio.Event):
-    """Campaign names for the calls shown; a failed pull keeps the last good names."""
-    while not stop.is_set():
-        try:
-            feed.campaigns(await rest.campaigns())
-        except Exception as exc:
-            log.info("campaign names not refreshed: %s", exc)
-        await pause(stop, settings.UPSTREAM_REFRESH_INTERVAL_S)
 
 
 class BridgeTask:

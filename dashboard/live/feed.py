@@ -22,7 +22,7 @@ from dashboard.upstream import contract as c
 
 from .leader import still_leading
 from .render import Renderer, iso
-from .state import Changes, LiveState
+from .state import Changes, LiveState, ai_share_pct
 
 log = logging.getLogger("dashboard.live.feed")
 
@@ -46,6 +46,7 @@ class LiveFeed:
         self.wakeup = asyncio.Event()
         self.version = 0
         self.upstream = {"state": "connecting", "reason": "", "since": iso(now())}
+        self.ai_enabled: bool | None = None  # GET /ai, as the refresher last read it
         self.stamps: dict[str, tuple[int, str]] = {}  # agent id -> (seq, emitted_at) shown
         self.agent_html: dict[str, str] = {}
         self.call_html: dict[str, str] = {}
@@ -76,6 +77,11 @@ class LiveFeed:
         if names != self.render.campaigns:
             self.render.campaigns = names
             self._merge(Changes(full=True))
+
+    def ai_status(self, enabled: bool):
+        if enabled != self.ai_enabled:
+            self.ai_enabled = enabled
+            self.wakeup.set()  # every push carries the header's status
 
     def set_figures(self, figures: dict):
         """Figures from outside the feed (appointments, alerts) may have changed."""
@@ -115,7 +121,7 @@ class LiveFeed:
         await cache.aset(SNAPSHOT_KEY, (self.version, full), timeout=None)
         # Lapses when no bridge pushes any more (every push, heartbeats included, renews it):
         # /readyz then says so instead of repeating a dead bridge's last word.
-        await cache.aset(STATUS_KEY, self.upstream, timeout=3 * self.heartbeat)
+        await cache.aset(STATUS_KEY, self.status_view(), timeout=3 * self.heartbeat)
         if changes.full or len(self.state.agents) != self._named:
             agents = self.state.agents.values()
             await cache.aset(TEAMS_KEY, sorted({a.team for a in agents if a.team}), timeout=None)
@@ -175,13 +181,17 @@ class LiveFeed:
         return "".join(out)
 
     def upstream_html(self) -> str:
-        return self.render.upstream(
-            {
-                **self.upstream,
-                "seq": self.state.last_seq,
-                "emitted": iso(self.state.last_emitted_at),
-            }
-        )
+        return self.render.upstream(self.status_view())
+
+    def status_view(self) -> dict:
+        """The header's status: the feed's freshness and the AI's part in today's calls."""
+        return {
+            **self.upstream,
+            "seq": self.state.last_seq,
+            "emitted": iso(self.state.last_emitted_at),
+            "ai_enabled": self.ai_enabled,
+            "ai_share_pct": ai_share_pct(self.state.day.totals),
+        }
 
     def full_html(self) -> str:
         """The whole live view as out-of-band containers: what a (re)connecting browser gets."""

@@ -5,12 +5,14 @@ Every input returns the `Changes` it made, which the publisher renders and fans 
 KPI formulas and their windows are written down in docs/metrics.md.
 """
 
-from dataclasses import dataclass, field, replace
-from datetime import datetime, tzinfo
+from dataclasses import dataclass, field, fields, replace
+from datetime import UTC, datetime, time, tzinfo
 
 from dashboard.upstream import contract as c
 
 STATES = (*c.AGENT_STATUSES, "unknown")
+BUSY_STATES = ("ringing", "on_call", "wrap_up")  # occupancy: time engaged with calls
+SLOT_S = 15 * 60  # intraday figures are kept per 15 minutes
 
 
 @dataclass
@@ -48,16 +50,67 @@ class Queue:
 
 
 @dataclass
-class Day:
-    """Counters of one day in the organisation's zone, from the events seen that day."""
+class Counts:
+    """Counters of a day, or of one 15-minute slot of it, from the events seen."""
 
-    date: object = None
+    calls: int = 0  # calls started
     completed: int = 0
     ai_completed: int = 0
     handled: int = 0  # calls ended that an agent handled
     handle_s: float = 0.0  # their talk time plus the agents' wrap-up after them
     inbound_answered: int = 0
     inbound_in_sl: int = 0
+    busy_s: float = 0.0  # agent time ringing, on calls and in wrap-up
+    available_s: float = 0.0  # agent time available
+
+    def add(self, **amounts):
+        for name, amount in amounts.items():
+            setattr(self, name, getattr(self, name) + amount)
+
+    def minus(self, other: "Counts") -> dict:
+        """What grew since `other`, by counter (unchanged ones left out)."""
+        out = {}
+        for f in fields(self):
+            grown = getattr(self, f.name) - getattr(other, f.name)
+            if grown:
+                out[f.name] = grown
+        return out
+
+
+@dataclass
+class Day:
+    """One day in the organisation's zone: its totals and its 15-minute slots."""
+
+    date: object = None
+    start: datetime | None = None
+    totals: Counts = field(default_factory=Counts)
+    slots: dict[datetime, Counts] = field(default_factory=dict)
+
+
+def slot_of(when: datetime) -> datetime:
+    """Start of the 15 minutes `when` falls in (every zone's offset is a multiple of 15 min)."""
+    epoch = int(when.timestamp())
+    return datetime.fromtimestamp(epoch - epoch % SLOT_S, UTC)
+
+
+# ---- The formulas of the live figures (docs/metrics.md), used for the day and per slot ----
+def service_level_pct(counts: Counts) -> float | None:
+    if not counts.inbound_answered:
+        return None
+    return round(100 * counts.inbound_in_sl / counts.inbound_answered, 1)
+
+
+def aht_s(counts: Counts) -> int | None:
+    return round(counts.handle_s / counts.handled) if counts.handled else None
+
+
+def occupancy_pct(counts: Counts) -> float | None:
+    engaged = counts.busy_s + counts.available_s
+    return round(100 * counts.busy_s / engaged, 1) if engaged else None
+
+
+def ai_share_pct(counts: Counts) -> float | None:
+    return round(100 * counts.ai_completed / counts.completed, 1) if counts.completed else None
 
 
 class LiveState:
@@ -90,7 +143,7 @@ class LiveState:
         elif isinstance(body, c.CallUpdated):
             changes = self._call_updated(body)
         elif isinstance(body, c.CallEnded):
-            changes = self._call_ended(body)
+            changes = self._call_ended(body, event.emitted_at)
         else:
             changes = self._queue(body, event.emitted_at)
         self.last_seq = event.seq
@@ -100,18 +153,24 @@ class LiveState:
 
     def _agent(self, agent: c.Agent, at: datetime) -> Changes:
         before = self.agents.get(agent.agent_id)
-        wrap_ended = before and before.status == "wrap_up" and agent.status != "wrap_up"
-        if wrap_ended and before.since and self._is_today(before.since):
-            self.day.handle_s += max(0.0, ((agent.since or at) - before.since).total_seconds())
+        if before and before.since and before.status != agent.status:
+            ended = agent.since or at
+            spent = max(0.0, (ended - max(before.since, self.day.start)).total_seconds())
+            if before.status == "wrap_up" and self._is_today(before.since):
+                self._count(ended, handle_s=spent)
+            if before.status in BUSY_STATES:
+                self._count(ended, busy_s=spent)
+            elif before.status == "available":
+                self._count(ended, available_s=spent)
         self.agents[agent.agent_id] = agent
         return Changes(agents={agent.agent_id}, kpis=True)
 
     def _call_started(self, call: c.Call, at: datetime) -> Changes:
         self.calls[call.call_id] = call
+        self._count(at, calls=1)
         if call.direction == "inbound" and call.agent_id:
-            self.day.inbound_answered += 1
-            if self._estimated_wait(at) <= self.service_level_s:
-                self.day.inbound_in_sl += 1
+            in_sl = self._estimated_wait(at) <= self.service_level_s
+            self._count(at, inbound_answered=1, inbound_in_sl=int(in_sl))
         return Changes(calls={call.call_id}, agents=self._agent_ids(call), kpis=True)
 
     def _call_updated(self, update: c.CallUpdated) -> Changes:
@@ -123,14 +182,14 @@ class LiveState:
         )
         return Changes(calls={call.call_id}, agents=self._agent_ids(self.calls[call.call_id]))
 
-    def _call_ended(self, ended: c.CallEnded) -> Changes:
+    def _call_ended(self, ended: c.CallEnded, at: datetime) -> Changes:
         call = self.calls.pop(ended.call_id, None)
-        self.day.completed += 1
+        at = ended.ended_at or at
+        self._count(at, completed=1)
         if call and call.ai_handled:
-            self.day.ai_completed += 1
+            self._count(at, ai_completed=1)
         elif call is None or call.agent_id:
-            self.day.handled += 1
-            self.day.handle_s += ended.duration_s
+            self._count(at, handled=1, handle_s=ended.duration_s)
         agents = self._agent_ids(call) if call else set()
         return Changes(removed_calls={ended.call_id}, agents=agents, kpis=True)
 
@@ -163,10 +222,16 @@ class LiveState:
     def _is_today(self, when: datetime) -> bool:
         return when.astimezone(self.tz).date() == self.day.date
 
+    def _count(self, at: datetime, **amounts):
+        """Add to today's totals and to the 15-minute slot of `at`."""
+        self.day.totals.add(**amounts)
+        self.day.slots.setdefault(slot_of(at), Counts()).add(**amounts)
+
     def _roll_day(self, at: datetime):
         today = at.astimezone(self.tz).date()
         if self.day.date != today:
-            self.day = Day(date=today)
+            start = datetime.combine(today, time.min, self.tz)
+            self.day = Day(date=today, start=start)
 
     def call_of(self, agent: c.Agent) -> c.Call | None:
         return self.calls.get(agent.call_id or "")
@@ -177,7 +242,7 @@ class LiveState:
         for agent in self.agents.values():
             by_state[agent.status] += 1
         waiting = sum(q.waiting for q in self.queues.values())
-        day = self.day
+        day = self.day.totals
         return {
             "agents": by_state,
             "agents_total": len(self.agents),
@@ -185,11 +250,9 @@ class LiveState:
             "ai_calls": sum(x.ai_handled for x in self.calls.values()),
             "waiting": waiting,
             "longest_wait_s": max((q.longest_wait_s for q in self.queues.values()), default=0),
-            "service_level_pct": (
-                round(100 * day.inbound_in_sl / day.inbound_answered, 1)
-                if day.inbound_answered
-                else None
-            ),
+            "service_level_pct": service_level_pct(day),
             "completed_today": day.completed,
-            "aht_s": round(day.handle_s / day.handled) if day.handled else None,
+            "aht_s": aht_s(day),
+            "occupancy_pct": occupancy_pct(day),
+            "ai_share_pct": ai_share_pct(day),
         }

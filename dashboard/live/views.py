@@ -1,7 +1,12 @@
+from datetime import UTC, datetime
+
+from django.conf import settings
 from django.core.cache import cache
 from django.shortcuts import render
 
 from dashboard.accounts.roles import WALLBOARD, role_required
+from dashboard.quality.metrics import start_of_today
+from dashboard.reports.metrics import floor_charts
 
 from .feed import TEAMS_KEY
 from .models import Thresholds
@@ -18,5 +23,7 @@ def home(request):
             "teams": cache.get(TEAMS_KEY) or [],
             "states": [(key, label) for key, (_, label) in STATE_LOOK.items()],
             "live_config": {"thresholds": Thresholds.current().for_browser()},
+            "charts": floor_charts(start_of_today(), datetime.now(UTC)),
+            "service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S,
         },
     )

@@ -3,9 +3,15 @@
 from datetime import datetime, time
 
 from django.db.models import Avg, Count, F, FloatField, Q, Sum
+from django.db.models.functions import TruncHour
 from django.utils import timezone
 
 from .models import Appointment, CoachingAlert, CompletedCall, Scorecard
+
+
+def qa_percent():
+    """One scorecard's score as a share of its template's maximum, in percent."""
+    return F("score") * 100.0 / F("max_score")
 
 
 def start_of_today() -> datetime:
@@ -21,7 +27,7 @@ def today_figures() -> dict:
     qa = Scorecard.objects.filter(scored_at__gte=since).aggregate(
         n=Count("id"),
         passed=Count("id", filter=Q(passed=True)),
-        pct=Avg(F("score") * 100.0 / F("max_score"), output_field=FloatField()),
+        pct=Avg(qa_percent(), output_field=FloatField()),
     )
     return {
         "appointments_today": Appointment.objects.filter(booked_at__gte=since).count(),
@@ -32,3 +38,34 @@ def today_figures() -> dict:
         "qa_average_pct": round(qa["pct"], 1) if qa["pct"] is not None else None,
         "qa_pass_rate_pct": round(100 * qa["passed"] / qa["n"], 1) if qa["n"] else None,
     }
+
+
+def qa_trend(since: datetime) -> dict:
+    """Average QA score per hour since `since` (hours with no scorecard are left out)."""
+    from dashboard.reports.metrics import chart
+
+    rows = (
+        Scorecard.objects.filter(scored_at__gte=since)
+        .annotate(hour=TruncHour("scored_at"))
+        .values("hour")
+        .annotate(n=Count("id"), avg=Avg(qa_percent(), output_field=FloatField()))
+        .order_by("hour")
+    )
+    rows = list(rows)
+    return chart(
+        [r["hour"] for r in rows],
+        [
+            {
+                "label": "Average QA score %",
+                "scale": "%",
+                "values": [round(r["avg"], 1) for r in rows],
+            },
+            {
+                "label": "Scorecards",
+                "scale": "scorecards",
+                "kind": "bars",
+                "values": [r["n"] for r in rows],
+            },
+        ],
+        step_s=3600,
+    )

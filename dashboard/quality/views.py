@@ -5,14 +5,16 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.cache import cache
-from django.db.models import Avg, Count, F, FloatField, Q
+from django.db.models import Avg, Count, FloatField, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from dashboard.accounts.roles import MANAGER, SUPERVISOR, role_required
 from dashboard.live.feed import NAMES_KEY
+from dashboard.reports.metrics import service_totals
 
+from .metrics import qa_percent, qa_trend, start_of_today
 from .models import CoachingAction, CoachingAlert, ComplianceResult, Scorecard
 from .publish import publish_alert
 
@@ -96,7 +98,7 @@ def coaching_action(request, pk, action):
 
 
 def qa_context() -> dict:
-    percent = F("score") * 100.0 / F("max_score")
+    percent = qa_percent()
     by = {
         key: Scorecard.objects.values(key)
         .annotate(
@@ -109,6 +111,8 @@ def qa_context() -> dict:
     }
     return {
         "names": agent_names(),
+        "service": service_totals(),
+        "charts": {"chart-qa": qa_trend(start_of_today())},
         "recent": Scorecard.objects.order_by("-scored_at")[:25],
         "by_agent": by["agent_id"],
         "by_template": by["template_id"],

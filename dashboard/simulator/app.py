@@ -79,8 +79,14 @@ class Simulator:
         self.asgi = socketio.ASGIApp(self.sio, other_asgi_app=self.http)
         self.paused = False
         self.skip_next = False
-        self.until = {"refuse_sockets": 0.0, "rest_errors": 0.0, "auth_down": 0.0}
+        self.until = {
+            "refuse_sockets": 0.0,
+            "rest_errors": 0.0,
+            "auth_down": 0.0,
+            "rest_delay": 0.0,
+        }
         self.rest_error = (500, 0)
+        self.rest_delay = 0.0
         self.sockets = 0
         self.emitted = 0
         self.lags: list[float] = []
@@ -291,6 +297,8 @@ class Simulator:
         user = self.tokens.user_for(auth[7:] if auth.lower().startswith("bearer ") else None)
         if user is None:
             raise error(401, "unauthorized", "Missing, malformed or expired token")
+        if time.time() < self.until["rest_delay"]:
+            await asyncio.sleep(self.rest_delay)
         if time.time() < self.until["rest_errors"]:
             status, retry_after = self.rest_error
             extra = {"Retry-After": retry_after} if status == 429 and retry_after else {}
@@ -394,6 +402,9 @@ class Simulator:
         elif name == "rest-errors":
             self.until["rest_errors"] = now + seconds
             self.rest_error = (int(data.get("status", 500)), data.get("retry_after", 1))
+        elif name == "rest-delay":
+            self.until["rest_delay"] = now + float(data.get("for_s", 10))
+            self.rest_delay = seconds
         elif name == "auth-down":
             self.until["auth_down"] = now + seconds
         elif name == "revoke-refresh-tokens":

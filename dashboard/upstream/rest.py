@@ -55,6 +55,8 @@ class RestClient:
                     timeout=self._timeout,
                     headers={"Authorization": f"Bearer {token}"},
                 )
+            except httpx.TimeoutException:
+                last = f"no answer within {self._timeout:g} s"
             except httpx.TransportError as exc:
                 last = f"{type(exc).__name__}"
             else:
@@ -168,4 +170,6 @@ def from_settings(client: httpx.AsyncClient) -> RestClient:
         settings.UPSTREAM_PASSWORD,
         client,
     )
-    return RestClient(settings.UPSTREAM_BASE_URL, session, client)
+    return RestClient(
+        settings.UPSTREAM_BASE_URL, session, client, timeout=settings.UPSTREAM_REST_TIMEOUT_S
+    )

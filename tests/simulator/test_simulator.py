@@ -306,6 +306,18 @@ def test_it_injects_rest_errors_and_auth_outages_for_a_while(simulator):
     assert simulator.sign_in()["access_token"]
 
 
+def test_it_delays_rest_answers_for_a_while(simulator):
+    token = simulator.sign_in()["access_token"]
+    simulator.control("rest-delay", seconds=1.5, for_s=2)
+    started = time.monotonic()
+    assert simulator.get("/ai", token).status_code == 200
+    assert time.monotonic() - started >= 1.5
+    time.sleep(2)
+    started = time.monotonic()
+    simulator.get("/ai", token)
+    assert time.monotonic() - started < 1.5
+
+
 def test_it_expires_and_revokes_tokens_on_command(simulator):
     body = simulator.sign_in()
     simulator.control("expire-access-tokens")

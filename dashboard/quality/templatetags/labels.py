@@ -15,3 +15,9 @@ def agent_name(agent_id, names) -> str:
     if not agent_id:
         return "AI"
     return names.get(agent_id) or f"{str(agent_id)[:8]}…"
+
+
+@register.filter
+def named(some_id, names) -> str:
+    """A name the service gave for the id, else a short form of the id."""
+    return names.get(some_id) or f"{str(some_id)[:8]}…"

@@ -1,0 +1,97 @@
+"""The refresher: part of the bridge, it pulls the service's summaries on an interval.
+
+Each summary is pulled on its own, so one failing endpoint never holds the others back;
+a good answer replaces the cached copy, a failure only records its error beside the last
+good copy (see summaries.py). After each pass the pages that show summaries are rendered
+once and pushed to their groups, and campaign counters that grew are added to their
+15-minute slots.
+"""
+
+import asyncio
+import logging
+from datetime import UTC, datetime
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db.models import F
+
+from dashboard.aio import pause
+from dashboard.live.feed import LiveFeed
+from dashboard.live.state import slot_of
+from dashboard.quality.metrics import start_of_today
+from dashboard.upstream import contract as c
+from dashboard.upstream.rest import RestClient
+
+from . import publish, summaries
+from .models import CampaignSlot
+
+log = logging.getLogger("dashboard.reports.refresher")
+
+PULLS = {  # summary name -> how to pull it; the QA-side ones cover today only
+    "campaigns": lambda rest, since: rest.campaigns(),
+    "scorecards": lambda rest, since: rest.scorecards(since),
+    "templates": lambda rest, since: rest.templates(),
+    "compliance": lambda rest, since: rest.compliance_checks(since),
+    "coaching": lambda rest, since: rest.coaching_alerts(since),
+    "ai": lambda rest, since: rest.ai_status(),
+}
+
+
+class Refresher:
+    def __init__(self, rest: RestClient, feed: LiveFeed):
+        self.rest = rest
+        self.feed = feed
+        self.counters: dict[str, tuple[int, int, int]] = {}  # campaign id -> last seen
+        self.failing: dict[str, str] = {}  # summary -> its error, logged once until it recovers
+
+    async def run(self, stop: asyncio.Event):
+        while not stop.is_set():
+            try:
+                await self.refresh()
+            except Exception:  # never let one pass end the refresher
+                log.exception("summary refresh pass failed; the next one tries again")
+            await pause(stop, settings.UPSTREAM_REFRESH_INTERVAL_S)
+
+    async def refresh(self):
+        since = await sync_to_async(start_of_today)()
+        results = await asyncio.gather(*(self.pull(name, since) for name in PULLS))
+        got = dict(zip(PULLS, results, strict=True))
+        if got["campaigns"] is not None:
+            self.feed.campaigns(got["campaigns"])
+            await sync_to_async(self.record_campaigns)(got["campaigns"], datetime.now(UTC))
+        if got["ai"] is not None:
+            self.feed.ai_status(got["ai"].enabled)
+        await sync_to_async(publish.summaries_changed)()
+
+    async def pull(self, name: str, since: datetime):
+        """The fresh data, or None when the pull failed (its error is stored instead)."""
+        try:
+            data = await PULLS[name](self.rest, since)
+        except Exception as exc:
+            error = str(exc) or type(exc).__name__
+            if self.failing.get(name) != error:
+                log.warning("summary %s not refreshed, keeping the last good copy: %s", name, error)
+            self.failing[name] = error
+            await summaries.store_failure(name, error, datetime.now(UTC))
+            return None
+        if self.failing.pop(name, None):
+            log.info("summary %s refreshed again", name)
+        await summaries.store_good(name, data, datetime.now(UTC))
+        return data
+
+    def record_campaigns(self, campaigns: list[c.Campaign], now: datetime):
+        """Add what each campaign's counters grew since the last pull to the current slot.
+        The first pull after a start only sets the baseline: growth before it is unknown."""
+        slot = slot_of(now)
+        for x in campaigns:
+            seen = (x.dialed_contacts, x.connected_calls, x.appointments_booked)
+            before = self.counters.get(x.id)
+            self.counters[x.id] = seen
+            if before is None:
+                continue
+            names = ("dialed", "connected", "booked")
+            grown = {k: max(0, a - b) for k, a, b in zip(names, seen, before, strict=True)}
+            if not any(grown.values()):
+                continue
+            row, _ = CampaignSlot.objects.get_or_create(campaign_id=x.id, start=slot)
+            CampaignSlot.objects.filter(pk=row.pk).update(**{k: F(k) + v for k, v in grown.items()})

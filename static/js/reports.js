@@ -1,0 +1,141 @@
+/* Pages with summaries and charts: "as of" staleness, sortable tables, intraday charts.
+ *
+ * Chart data is JSON the server builds (a <script type="application/json"> per chart, named
+ * by the chart's data-source); a push that replaces that JSON redraws the chart. Nothing
+ * here computes a figure.
+ */
+(function () {
+  "use strict";
+
+  /* ---- "As of": the stale badge appears past twice the refresh interval ---- */
+  function showStaleness() {
+    for (const elt of document.querySelectorAll(".asof")) {
+      const fetched = Date.parse(elt.dataset.fetched);
+      const limit = Number(elt.dataset.staleAfter);
+      const stale = Number.isNaN(fetched) || (Date.now() - fetched) / 1000 > limit;
+      const badge = elt.querySelector(".badge-stale");
+      if (badge && badge.hidden === stale) badge.hidden = !stale;
+      elt.dataset.stale = stale ? "yes" : "no";
+    }
+  }
+
+  /* ---- Sortable tables: the choice is kept in the URL, rows sort on every push ---- */
+  function sortTables() {
+    const params = new URLSearchParams(location.search);
+    const key = params.get("sort") || "";
+    const desc = params.get("dir") === "desc";
+    for (const table of document.querySelectorAll("table.sortable")) {
+      const button = key && table.querySelector(`button.sort[data-key="${CSS.escape(key)}"]`);
+      for (const b of table.querySelectorAll("button.sort")) {
+        const th = b.closest("th");
+        if (b === button) th.setAttribute("aria-sort", desc ? "descending" : "ascending");
+        else th.removeAttribute("aria-sort");
+      }
+      if (!button) continue;
+      const numeric = button.hasAttribute("data-numeric");
+      const value = (row) => (numeric ? Number(row.dataset[key]) : row.dataset[key] || "");
+      const body = table.tBodies[0];
+      const rows = [...body.rows].filter((r) => r.dataset[key] !== undefined);
+      rows.sort((a, b) => {
+        const x = value(a);
+        const y = value(b);
+        return (x < y ? -1 : x > y ? 1 : 0) * (desc ? -1 : 1);
+      });
+      for (const row of rows) body.appendChild(row);
+    }
+  }
+  document.addEventListener("click", (e) => {
+    const button = e.target.closest("button.sort");
+    if (!button) return;
+    const params = new URLSearchParams(location.search);
+    const same = params.get("sort") === button.dataset.key;
+    params.set("sort", button.dataset.key);
+    params.set("dir", same && params.get("dir") !== "desc" ? "desc" : "asc");
+    history.replaceState(null, "", `?${params}`);
+    sortTables();
+  });
+
+  /* ---- Intraday charts (uPlot) ---- */
+  const COLOURS = ["#3b82f6", "#f59e0b", "#10b981", "#ef4444"];
+  const FILLS = ["rgba(59,130,246,.35)", "rgba(245,158,11,.35)", "rgba(16,185,129,.35)"];
+  const AXES = { calls: "calls", "%": "%", s: "seconds" };
+  const hhmm = uPlot.fmtDate("{HH}:{mm}");
+  const fromZero = (u, min, max) => [0, max > 0 ? Math.ceil(max * 1.1) : 1];  // counts, seconds
+
+  function drawChart(elt) {
+    const source = document.getElementById(elt.dataset.source);
+    if (!source) return;
+    const text = source.textContent;
+    if (elt.dataset.drawn === text && elt.firstChild) return;  // already shows this data
+    elt.dataset.drawn = text;
+    if (elt.plot) { elt.plot.destroy(); elt.plot = null; }
+    elt.replaceChildren();
+    const d = JSON.parse(text);
+    const mid = d.x.map((t) => t + d.step_s / 2);  // bars sit on the middle of their interval
+    const first = d.x[0];
+    const last = d.x[d.x.length - 1] + d.step_s;
+    if (!d.x.length) {
+      const p = document.createElement("p");
+      p.className = "empty";
+      p.textContent = elt.dataset.empty || "No data yet.";
+      elt.appendChild(p);
+      return;
+    }
+    const tzDate = (ts) => uPlot.tzDate(new Date(ts * 1e3), d.tz);  // the organisation's zone
+    const ink = getComputedStyle(document.body).color;
+    const grid = { stroke: "rgba(128,128,128,.2)" };
+    const scales = [...new Set(d.series.map((s) => s.scale))];
+    const opts = {
+      width: Math.max(elt.clientWidth, 300),
+      height: Number(elt.dataset.height) || 220,
+      cursor: { drag: { x: false, y: false } },
+      tzDate,
+      scales: {
+        // From the first interval's start to the last one's end, and a few hours at least
+        // (uPlot's own range for a single point of seconds spans years).
+        x: { time: true, range: () => [first, Math.max(last, first + 8 * d.step_s)] },
+        ...Object.fromEntries(scales.map((s) => [s, { range: s === "%" ? [0, 100] : fromZero }])),
+      },
+      series: [{}, ...d.series.map((s, i) => ({
+        label: s.label,
+        scale: s.scale,
+        stroke: COLOURS[i % COLOURS.length],
+        width: 2,
+        fill: s.kind === "bars" ? FILLS[i % FILLS.length] : undefined,
+        paths: s.kind === "bars" ? uPlot.paths.bars({ size: [0.7, 40] }) : undefined,
+        points: { show: s.kind !== "bars", size: 5 },
+      }))],
+      axes: [
+        { stroke: ink, grid, space: 60, values: (u, splits) => splits.map((t) => hhmm(tzDate(t))) },
+        ...scales.map((s, i) => ({
+          scale: s, stroke: ink, side: i === 0 ? 3 : 1, label: AXES[s] || s,
+          grid: i === 0 ? grid : { show: false },
+        })),
+      ],
+    };
+    elt.plot = new uPlot(opts, [mid, ...d.series.map((s) => s.values)], elt);
+  }
+  function drawCharts() {
+    for (const elt of document.querySelectorAll(".chart[data-source]")) drawChart(elt);
+  }
+  window.addEventListener("resize", () => {
+    for (const elt of document.querySelectorAll(".chart[data-source]")) {
+      if (elt.plot) elt.plot.setSize({ width: Math.max(elt.clientWidth, 300), height: elt.plot.height });
+    }
+  });
+
+  /* ---- Pushes replace fragments: redraw, resort, recheck ---- */
+  document.body.addEventListener("htmx:oobAfterSwap", (e) => {
+    const elt = e.target;  // chart data, or a body with charts, summaries or a table
+    if (elt.nodeType !== 1) return;
+    if (elt.tagName !== "SCRIPT" && !elt.querySelector(".chart, .asof, table.sortable")) return;
+    drawCharts();
+    sortTables();
+    showStaleness();
+  });
+
+  drawCharts();
+  sortTables();
+  showStaleness();
+  setInterval(showStaleness, 1000);
+})();
