@@ -71,7 +71,10 @@ def test_it_hands_the_lease_over_at_once_on_sigterm(simulator, redis_url, tmp_pa
         (leader, _), (standby, standby_lines) = sorted(
             bridges, key=lambda b: not said(b[1], "leading")
         )
-        assert said(standby_lines, "following") and not said(standby_lines, "leading")
+        while not said(standby_lines, "following"):
+            assert time.monotonic() < deadline, "".join(standby_lines)
+            time.sleep(0.1)
+        assert not said(standby_lines, "leading")
         leader.send_signal(signal.SIGTERM)
         stopped = time.monotonic()
         assert leader.wait(10) == 0
