@@ -1,0 +1,203 @@
+"""One client process: N websocket clients on one asyncio loop, like N browsers.
+
+`--mode dashboard` signs in through the real sign-in form and opens /ws/live/ with the
+session cookie and an Origin header, as a browser does; it reads the agent fragments'
+`data-seq` and `data-emitted`. `--mode relay` reads the bare relay's JSON events. Each
+client keeps the newest seq it was shown per agent; latency is taken once per newly shown
+(agent, seq), from the simulator's `emitted_at` to receipt here.
+
+Driven by lines on stdin (from bench/run.py): `window LO` starts measuring events with
+seq > LO; `report TRUTH OUT` writes what was measured to OUT; end of input stops it. The
+loop's own lag is measured too, so a slow client process is not mistaken for a slow server.
+"""
+
+import argparse
+import asyncio
+import json
+import re
+import sys
+import time
+from collections import Counter
+from datetime import datetime
+
+import httpx
+from websockets.asyncio.client import connect
+
+AGENT = re.compile(
+    r'<div id="agent-([^"]+)" class="agent"[^>]*? data-seq="(\d+)" data-emitted="([^"]+)"'
+)
+TICK_S = 0.01
+
+
+class Parser:
+    """Every client of a process gets the same pushes: parse each distinct text once."""
+
+    def __init__(self, mode: str):
+        self.parse_one = self.fragments if mode == "dashboard" else self.event
+        self.cache: dict[str, list] = {}
+
+    def __call__(self, text: str) -> list[tuple[str, int, float]]:
+        found = self.cache.get(text)
+        if found is None:
+            found = self.cache[text] = self.parse_one(text)
+            if len(self.cache) > 256:
+                self.cache.pop(next(iter(self.cache)))
+        return found
+
+    @staticmethod
+    def fragments(text):
+        return [
+            (agent, int(seq), datetime.fromisoformat(emitted).timestamp())
+            for agent, seq, emitted in AGENT.findall(text)
+        ]
+
+    @staticmethod
+    def event(text):
+        d = json.loads(text)
+        if "agent_id" not in d:
+            return []
+        return [(d["agent_id"], d["seq"], datetime.fromisoformat(d["emitted_at"]).timestamp())]
+
+
+class Measure:
+    def __init__(self):
+        self.lo: int | None = None
+        self.latency = Counter()  # latency in 0.1 ms steps -> count, all clients
+        self.lag = Counter()  # this loop's lag in 0.1 ms steps -> count
+        self.seen: list[dict[str, int]] = []  # per client: agent -> newest seq shown
+        self.shown: list[int] = []  # per client: fragments newly shown in the window
+        self.errors: list[str] = []
+
+    def start(self, lo: int):
+        self.lo = lo
+        self.latency.clear()
+        self.lag.clear()
+        self.shown = [0] * len(self.shown)
+
+    def client(self) -> int:
+        self.seen.append({})
+        self.shown.append(0)
+        return len(self.seen) - 1
+
+    def receive(self, n: int, items, received: float):
+        seen = self.seen[n]
+        for agent, seq, emitted in items:
+            if seq > seen.get(agent, -1):
+                seen[agent] = seq
+                if self.lo is not None and seq > self.lo:
+                    self.latency[round((received - emitted) * 10000)] += 1
+                    self.shown[n] += 1
+
+
+async def sign_in(base: str, username: str, password: str) -> str:
+    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+        await http.get("/accounts/login/")
+        await http.post(
+            "/accounts/login/",
+            data={
+                "username": username,
+                "password": password,
+                "csrfmiddlewaretoken": http.cookies["csrftoken"],
+            },
+        )
+        if "sessionid" not in http.cookies:
+            raise SystemExit(f"sign-in as {username} failed")
+        return "; ".join(f"{k}={v}" for k, v in http.cookies.items())
+
+
+async def client(url: str, headers: dict, origin: str, parse: Parser, m: Measure, ready):
+    n = m.client()
+    try:
+        async with connect(
+            url,
+            additional_headers=headers,
+            origin=origin,
+            compression=None,
+            max_size=None,
+            open_timeout=120,
+            ping_interval=None,
+        ) as ws:
+            ready()
+            async for text in ws:
+                m.receive(n, parse(text), time.time())
+            m.errors.append(f"client {n}: closed by the server ({ws.close_code})")
+    except Exception as e:  # one client's end is a figure, not a crash of the others
+        m.errors.append(f"client {n}: {type(e).__name__}: {e}")
+        ready()
+
+
+async def loop_lag(m: Measure):
+    while True:
+        t = time.monotonic()
+        await asyncio.sleep(TICK_S)
+        m.lag[round((time.monotonic() - t - TICK_S) * 10000)] += 1
+
+
+async def main(a):
+    m, parse = Measure(), Parser(a.mode)
+    ws_url = a.url.replace("http", "ws", 1)
+    headers = {}
+    if a.mode == "dashboard":
+        headers["Cookie"] = await sign_in(a.url, a.username, a.password)
+        ws_url += "/ws/live/"
+    lagging = asyncio.create_task(loop_lag(m))
+    connected = asyncio.Event()
+    count = 0
+
+    def ready():
+        nonlocal count
+        count += 1
+        if count == a.count:
+            connected.set()
+
+    tasks = []
+    for _ in range(a.count):  # ramp up, so connecting is not a thundering herd
+        tasks.append(asyncio.create_task(client(ws_url, headers, a.url, parse, m, ready)))
+        await asyncio.sleep(a.ramp)
+    await connected.wait()
+    print(f"connected {a.count - len(m.errors)}", flush=True)
+    loop = asyncio.get_running_loop()
+    while line := (await loop.run_in_executor(None, sys.stdin.readline)).split():
+        if line[0] == "window":
+            m.start(int(line[1]))
+            print("measuring", flush=True)
+        elif line[0] == "report":
+            with open(line[1]) as f:
+                truth = json.load(f)
+            with open(line[2], "w") as f:
+                json.dump(results(m, truth), f)
+            m.lo = None
+            print("reported", flush=True)
+    lagging.cancel()
+    for task in tasks:
+        task.cancel()
+
+
+def results(m: Measure, truth: dict) -> dict:
+    """Per client: an emitted event is delivered when the client was shown its seq or a
+    newer seq of the same agent; otherwise it is lost."""
+    newest = truth["events"]  # agent -> seqs emitted in the window, ascending
+    lost = []
+    for seen in m.seen:
+        lost.append(
+            sum(sum(1 for s in seqs if s > seen.get(agent, -1)) for agent, seqs in newest.items())
+        )
+    return {
+        "clients": len(m.seen),
+        "lost": lost,
+        "shown": m.shown,
+        "latency": dict(m.latency),
+        "lag": dict(m.lag),
+        "errors": m.errors[:20],
+    }
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser()
+    p.add_argument("--mode", choices=["dashboard", "relay"], required=True)
+    p.add_argument("--url", required=True, help="the dashboard's or the relay's http:// base")
+    p.add_argument("--count", type=int, required=True)
+    p.add_argument("--username", default="")
+    p.add_argument("--password", default="")
+    p.add_argument("--ramp", type=float, default=0.005, help="seconds between connects")
+    asyncio.run(main(p.parse_args()))
