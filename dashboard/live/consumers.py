@@ -4,6 +4,7 @@ Fragments are rendered once per change by whoever publishes them and arrive here
 string; a consumer's only per-browser work is the socket write.
 """
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.cache import cache
@@ -50,6 +51,16 @@ class PushConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code):
         for group in (self.group, *self.also):
             await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def dispatch(self, message):
+        """channels 4.2+ closes old database connections before every message, a hop through
+        the one shared sync thread: every push to every browser queued behind each other and
+        behind any view's database work (docs/performance.md). Nothing here touches the
+        database outside `database_sync_to_async`, which closes them itself, so skip it."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            return await super().dispatch(message)  # channels' own error for an unknown type
+        await handler(message)
 
     async def receive(self, text_data=None, bytes_data=None):
         return None
