@@ -1,10 +1,10 @@
 """One client process: N websocket clients on one asyncio loop, like N browsers.
 
-`--mode dashboard` signs in through the real sign-in form and opens /ws/live/ with the
-session cookie and an Origin header, as a browser does; it reads the agent fragments'
-`data-seq` and `data-emitted`. `--mode relay` reads the bare relay's JSON events. Each
-client keeps the newest seq it was shown per agent; latency is taken once per newly shown
-(agent, seq), from the simulator's `emitted_at` to receipt here.
+`--mode dashboard` opens /ws/live/ with the session cookie of a browser signed in
+through the real form (bench/run.py signs in) and an Origin header, as a browser does,
+and reads the agent fragments' `data-seq` and `data-emitted`; `--mode relay` reads the
+bare relay's JSON events. Each client keeps the newest seq it was shown per agent; latency
+is taken once per newly shown (agent, seq), from the simulator's `emitted_at` to receipt.
 
 Driven by lines on stdin (from bench/run.py): `window LO` starts measuring events with
 seq > LO; `report TRUTH OUT` writes what was measured to OUT; end of input stops it. The
@@ -21,7 +21,6 @@ import time
 from collections import Counter
 from datetime import datetime
 
-import httpx
 from websockets.asyncio.client import connect
 
 AGENT = re.compile(
@@ -91,22 +90,6 @@ class Measure:
                     self.shown[n] += 1
 
 
-async def sign_in(base: str, username: str, password: str) -> str:
-    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
-        await http.get("/accounts/login/")
-        await http.post(
-            "/accounts/login/",
-            data={
-                "username": username,
-                "password": password,
-                "csrfmiddlewaretoken": http.cookies["csrftoken"],
-            },
-        )
-        if "sessionid" not in http.cookies:
-            raise SystemExit(f"sign-in as {username} failed")
-        return "; ".join(f"{k}={v}" for k, v in http.cookies.items())
-
-
 async def client(url: str, headers: dict, origin: str, parse: Parser, m: Measure, ready):
     """One browser. A failed handshake is retried with jittered backoff, as htmx's websocket
     extension does after 1006; once connected, an end is recorded and not retried, so any
@@ -150,9 +133,8 @@ async def loop_lag(m: Measure):
 async def main(a):
     m, parse = Measure(), Parser(a.mode)
     ws_url = a.url.replace("http", "ws", 1)
-    headers = {}
+    headers = {"Cookie": a.cookie} if a.cookie else {}
     if a.mode == "dashboard":
-        headers["Cookie"] = await sign_in(a.url, a.username, a.password)
         ws_url += "/ws/live/"
     lagging = asyncio.create_task(loop_lag(m))
     connected = asyncio.Event()
@@ -210,7 +192,6 @@ if __name__ == "__main__":
     p.add_argument("--mode", choices=["dashboard", "relay"], required=True)
     p.add_argument("--url", required=True, help="the dashboard's or the relay's http:// base")
     p.add_argument("--count", type=int, required=True)
-    p.add_argument("--username", default="")
-    p.add_argument("--password", default="")
+    p.add_argument("--cookie", default="", help="the session cookie of a browser signed in")
     p.add_argument("--ramp", type=float, default=0.02, help="seconds between connects")
     asyncio.run(main(p.parse_args()))

@@ -4,6 +4,7 @@ Fragments are rendered once per change by whoever publishes them and arrive here
 string; a consumer's only per-browser work is the socket write.
 """
 
+from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -82,7 +83,8 @@ class LiveConsumer(PushConsumer):
     version = 0
 
     async def send_snapshot(self):
-        snapshot = await cache.aget(SNAPSHOT_KEY)
+        # Not `cache.aget`: that waits in Django's one shared sync thread (see feed.push).
+        snapshot = await sync_to_async(cache.get, thread_sensitive=False)(SNAPSHOT_KEY)
         if snapshot is None:
             self.version = 0
             await self.send(text_data=WAITING)
