@@ -1,0 +1,72 @@
+"""One channel-layer membership per process and group, fanned out to its sockets in process.
+
+With each browser's consumer in the group itself, one push to N browsers costs N layer
+sends (a deepcopy and a task each), N queue wake-ups and N dispatches before the N socket
+writes; at 500 browsers and ten pushes a second that was most of the web process's time
+(docs/performance.md). Here one relay per process and group receives each push once and
+hands it to its consumers' handlers in turn: per browser, what is left is the handler
+(for the live view, a version check) and the socket write. The relay lives while its group
+has sockets in this process and re-joins the group hourly, inside the layer's group expiry.
+"""
+
+import asyncio
+import logging
+import time
+
+from channels.consumer import get_handler_name
+
+log = logging.getLogger("dashboard.live.fanout")
+REJOIN_S = 3600
+
+_relays: dict[str, "Relay"] = {}
+
+
+class Relay:
+    def __init__(self, layer, group: str):
+        self.layer, self.group = layer, group
+        self.loop = asyncio.get_running_loop()
+        self.members: set = set()
+        self.channel = ""
+        self.task: asyncio.Task | None = None
+
+    async def start(self):
+        self.channel = await self.layer.new_channel()
+        await self.layer.group_add(self.group, self.channel)
+        self.task = asyncio.ensure_future(self.run())
+
+    async def stop(self):
+        if self.task:
+            self.task.cancel()
+            self.task = None
+            await self.layer.group_discard(self.group, self.channel)
+
+    async def run(self):
+        joined = time.monotonic()
+        while True:
+            message = await self.layer.receive(self.channel)
+            for consumer in list(self.members):
+                try:
+                    await getattr(consumer, get_handler_name(message))(message)
+                except Exception:  # one socket's failure is not the others'
+                    log.exception("push %s to one socket failed", message.get("type"))
+            if time.monotonic() - joined > REJOIN_S:
+                await self.layer.group_add(self.group, self.channel)
+                joined = time.monotonic()
+
+
+async def join(consumer, group: str):
+    """Deliver `group`'s messages to `consumer`'s handlers, as if it were a member."""
+    relay = _relays.get(group)
+    if relay is None or relay.loop is not asyncio.get_running_loop():
+        relay = _relays[group] = Relay(consumer.channel_layer, group)
+    relay.members.add(consumer)
+    if relay.task is None:
+        await relay.start()
+
+
+async def leave(consumer, group: str):
+    relay = _relays.get(group)
+    if relay and consumer in relay.members:
+        relay.members.discard(consumer)
+        if not relay.members:
+            await relay.stop()
