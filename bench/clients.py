@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from datetime import datetime
 
-from websockets.asyncio.client import connect
+from aiohttp import ClientSession, TCPConnector, WSMsgType
 
 AGENT = re.compile(
     r'<div id="agent-([^"]+)" class="agent"[^>]*? data-seq="(\d+)" data-emitted="([^"]+)"'
@@ -90,22 +90,14 @@ class Measure:
                     self.shown[n] += 1
 
 
-async def client(url: str, headers: dict, origin: str, parse: Parser, m: Measure, ready):
+async def client(http, url: str, headers: dict, origin: str, parse: Parser, m: Measure, ready):
     """One browser. A failed handshake is retried with jittered backoff, as htmx's websocket
     extension does after 1006; once connected, an end is recorded and not retried, so any
     event it costs is counted lost."""
     n = m.client()
     for attempt in range(CONNECT_ATTEMPTS):
         try:
-            ws = await connect(
-                url,
-                additional_headers=headers,
-                origin=origin,
-                compression=None,
-                max_size=None,
-                open_timeout=60,
-                ping_interval=None,
-            )
+            ws = await http.ws_connect(url, headers=headers, origin=origin, max_msg_size=0)
             break
         except Exception as e:
             if attempt == CONNECT_ATTEMPTS - 1:
@@ -115,9 +107,9 @@ async def client(url: str, headers: dict, origin: str, parse: Parser, m: Measure
             await asyncio.sleep(random.uniform(0, 2**attempt))
     ready(True)
     try:
-        async with ws:
-            async for text in ws:
-                m.receive(n, parse(text), time.time())
+        async for message in ws:
+            if message.type is WSMsgType.TEXT:
+                m.receive(n, parse(message.data), time.time())
         m.errors.append(f"client {n}: closed by the server ({ws.close_code})")
     except Exception as e:  # one client's end is a figure, not a crash of the others
         m.errors.append(f"client {n}: {type(e).__name__}: {e}")
@@ -131,6 +123,11 @@ async def loop_lag(m: Measure):
 
 
 async def main(a):
+    async with ClientSession(connector=TCPConnector(limit=0)) as http:
+        await run(a, http)
+
+
+async def run(a, http):
     m, parse = Measure(), Parser(a.mode)
     ws_url = a.url.replace("http", "ws", 1)
     headers = {"Cookie": a.cookie} if a.cookie else {}
@@ -147,7 +144,7 @@ async def main(a):
 
     tasks = []
     for _ in range(a.count):  # ramp up, so connecting is not a thundering herd
-        tasks.append(asyncio.create_task(client(ws_url, headers, a.url, parse, m, ready)))
+        tasks.append(asyncio.create_task(client(http, ws_url, headers, a.url, parse, m, ready)))
         await asyncio.sleep(a.ramp)
     await connected.wait()
     print(f"connected {sum(answers)}", flush=True)
@@ -177,6 +174,14 @@ def results(m: Measure, truth: dict) -> dict:
         lost.append(
             sum(sum(1 for s in seqs if s > seen.get(agent, -1)) for agent, seqs in newest.items())
         )
+    import os
+
+    if os.environ.get("I10_DEBUG"):
+        seen = m.seen[0]
+        bad = [
+            (a, seqs[-3:], seen.get(a)) for a, seqs in newest.items() if seqs[-1] > seen.get(a, -1)
+        ]
+        print("DEBUG", len(bad), bad[:8], file=sys.stderr, flush=True)
     return {
         "clients": len(m.seen),
         "lost": lost,
