@@ -174,14 +174,6 @@ def results(m: Measure, truth: dict) -> dict:
         lost.append(
             sum(sum(1 for s in seqs if s > seen.get(agent, -1)) for agent, seqs in newest.items())
         )
-    import os
-
-    if os.environ.get("I10_DEBUG"):
-        seen = m.seen[0]
-        bad = [
-            (a, seqs[-3:], seen.get(a)) for a, seqs in newest.items() if seqs[-1] > seen.get(a, -1)
-        ]
-        print("DEBUG", len(bad), bad[:8], file=sys.stderr, flush=True)
     return {
         "clients": len(m.seen),
         "lost": lost,

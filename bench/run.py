@@ -164,9 +164,7 @@ class Setup:
         self.sim.control("pause")
         sim_args = ("--sim", self.sim.auth_url)
         if self.kind == "dashboard":
-            self.server = start_dashboard(
-                self.sim, self.workdir, {"LOG_LEVEL": os.environ.get("I10_LOG", "WARNING")}
-            )
+            self.server = start_dashboard(self.sim, self.workdir, {"LOG_LEVEL": "WARNING"})
             self.server.add_user("bench", "supervisor")
             # One sign-in through the form for all clients: each takes the password hash's
             # ~0.5 s in Django's one sync thread, which websocket handshakes also wait for.
