@@ -46,13 +46,22 @@ async def main(a):
                 json={"email": a.email, "password": a.password},
             )
         ).json()["access_token"]
-    sio = socketio.AsyncClient(reconnection=False)
+    # A relay too busy to answer the simulator's pings is dropped by it: it reconnects and
+    # joins again, and what it missed meanwhile is lost to its clients, as it would be.
+    sio = socketio.AsyncClient()
+    joined = asyncio.Event()
+
+    async def join():
+        ack = await sio.call("join", {"room": f"org:{org}"}, timeout=10)
+        if not ack.get("ok"):
+            raise SystemExit(f"joining org:{org} was refused: {ack}")
+        joined.set()
+
+    sio.on("connect", lambda: asyncio.ensure_future(join()))
     sio.on("*", lambda kind, data: relay(data))
     server = await serve(handler, "127.0.0.1", a.port, compression=None) if a.port else None
     await sio.connect(a.sim, auth={"token": token}, transports=["websocket"])
-    ack = await sio.call("join", {"room": f"org:{org}"}, timeout=10)
-    if not ack.get("ok"):
-        raise SystemExit(f"joining org:{org} was refused: {ack}")
+    await asyncio.wait_for(joined.wait(), 10)
     print("relay ready", flush=True)
     loop = asyncio.get_running_loop()
     while line := (await loop.run_in_executor(None, sys.stdin.readline)).split():
