@@ -165,7 +165,8 @@ class Setup:
         self.sim.control("pause")
         sim_args = ("--sim", self.sim.auth_url)
         if self.kind == "dashboard":
-            self.server = start_dashboard(self.sim, self.workdir, {"LOG_LEVEL": "WARNING"})
+            # INFO: the bridge's seq gaps and reconnects (each a reload) show in the results
+            self.server = start_dashboard(self.sim, self.workdir, {"LOG_LEVEL": "INFO"})
             self.server.add_user("bench", "supervisor")
             # One sign-in through the form for all clients: each takes the password hash's
             # ~0.5 s in Django's one sync thread, which websocket handshakes also wait for.
@@ -209,6 +210,7 @@ class Setup:
             c.say(f"window {lo}")
         for c in self.clients:
             c.expect("measuring", 30)
+        logged = len(self.server.log()) if self.server else 0
         ticks, started = cpu_ticks(self.pid), time.monotonic()
         self.sim.control("resume")
         time.sleep(seconds)
@@ -243,8 +245,11 @@ class Setup:
             errors += part["errors"]
         emitted = hi - lo
         recorded = json.loads(truth.read_text())["count"]
+        log = self.server.log()[logged:] if self.server else ""
         return {
             "connected": self.connected,
+            # a reload after a gap or a reconnect shows the right state under an older seq
+            "bridge_reloads": log.count("seq gap") + log.count("realtime session ended"),
             "emitted": emitted,
             "recorded": recorded,
             **{f"p{q}_ms": percentile(latency, q / 100) for q in (50, 95, 99)},
@@ -328,6 +333,7 @@ def combine(scenarios: list[Scenario], dash: dict, base: dict) -> dict:
                 )
             },
             "lost": d["lost"],
+            "bridge_reloads": d["bridge_reloads"],
             "delivered_per_client_min": d["delivered_per_client_min"],
             "shown_per_client_median": d["shown_per_client_median"],
             "web_cpu_pct": d["cpu_pct"],
