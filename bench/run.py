@@ -410,11 +410,14 @@ def plot(results: dict, path: Path):
         ax.set_xticks(list(xs), [k.split("_")[0] for k in keys])
         ax.set_yscale("log")
         ax.set_ylabel("latency, ms (log)")
-        ax.set_title(
-            f"{name}: {r['agents']} agents, {r['events_per_s']:g}/s, {r['clients']} clients",
-            fontsize=9,
-        )
-        ax.axhline(TARGET_P99_MS, color="grey", linestyle=":", linewidth=1)
+        title = f"{name}: {r['agents']} agents, {r['events_per_s']:g}/s, {r['clients']} clients"
+        if r["baseline_saturated"]:
+            sus = r["baseline_sustained"]
+            title += "\nrelay saturated" + (
+                f"; at {sus['events_per_s']}/s its p99 is {sus['p99_ms']:g} ms" if sus else ""
+            )
+        ax.set_title(title, fontsize=9)
+        ax.axhline(TARGET_P99_MS, color="grey", linestyle=":", linewidth=1, label="p99 target")
         ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
