@@ -297,7 +297,9 @@ def measure(kind: str, scenarios: list[Scenario], workdir: Path) -> dict:
 
 
 def sustains(r: dict) -> bool:
-    return r["lost"] == 0 and r["p99_ms"] < TARGET_P99_MS
+    """Keeping up: nothing lost, and no backlog of a second or more left when the
+    simulator stopped (a p99 alone is too noisy on a shared machine to say so)."""
+    return r["lost"] == 0 and r["drain_s"] < 1
 
 
 def largest_rate(setup: Setup, s: Scenario) -> dict | None:

@@ -10,6 +10,7 @@ has sockets in this process and re-joins the group hourly, inside the layer's gr
 """
 
 import asyncio
+import contextlib
 import logging
 import time
 
@@ -17,6 +18,7 @@ from channels.consumer import get_handler_name
 
 log = logging.getLogger("dashboard.live.fanout")
 REJOIN_S = 3600
+CLOSE_RESTARTING = 1012  # as consumers.py's: htmx's websocket extension retries it
 
 _relays: dict[str, "Relay"] = {}
 
@@ -48,7 +50,10 @@ class Relay:
                 try:
                     await getattr(consumer, get_handler_name(message))(message)
                 except Exception:  # one socket's failure is not the others'
-                    log.exception("push %s to one socket failed", message.get("type"))
+                    log.exception("push %s to a socket failed; closing it", message.get("type"))
+                    self.members.discard(consumer)
+                    with contextlib.suppress(Exception):
+                        await consumer.close(code=CLOSE_RESTARTING)  # htmx reconnects, resyncs
             if time.monotonic() - joined > REJOIN_S:
                 await self.layer.group_add(self.group, self.channel)
                 joined = time.monotonic()
@@ -58,6 +63,9 @@ async def join(consumer, group: str):
     """Deliver `group`'s messages to `consumer`'s handlers, as if it were a member."""
     relay = _relays.get(group)
     if relay is None or relay.loop is not asyncio.get_running_loop():
+        if relay is not None:  # its loop is gone (tests run one loop each): leave the group
+            with contextlib.suppress(Exception):
+                await relay.layer.group_discard(group, relay.channel)
         relay = _relays[group] = Relay(consumer.channel_layer, group)
     relay.members.add(consumer)
     if relay.task is None:
