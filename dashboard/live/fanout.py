@@ -12,7 +12,6 @@ has sockets in this process and re-joins the group hourly, inside the layer's gr
 import asyncio
 import contextlib
 import logging
-import time
 
 from channels.consumer import get_handler_name
 
@@ -29,12 +28,12 @@ class Relay:
         self.loop = asyncio.get_running_loop()
         self.members: set = set()
         self.channel = ""
-        self.task: asyncio.Task | None = None
+        self.task: asyncio.Future | None = None
 
     async def start(self):
         self.channel = await self.layer.new_channel()
         await self.layer.group_add(self.group, self.channel)
-        self.task = asyncio.ensure_future(self.run())
+        self.task = asyncio.ensure_future(asyncio.gather(self.run(), self.rejoin()))
 
     async def stop(self):
         if self.task:
@@ -43,9 +42,13 @@ class Relay:
             await self.layer.group_discard(self.group, self.channel)
 
     async def run(self):
-        joined = time.monotonic()
         while True:
-            message = await self.layer.receive(self.channel)
+            try:
+                message = await self.layer.receive(self.channel)
+            except Exception:  # the layer's trouble (Redis away): wait, then listen again
+                log.exception("receiving %s's pushes failed; retrying", self.group)
+                await asyncio.sleep(1)
+                continue
             for consumer in list(self.members):
                 try:
                     await getattr(consumer, get_handler_name(message))(message)
@@ -54,9 +57,16 @@ class Relay:
                     self.members.discard(consumer)
                     with contextlib.suppress(Exception):
                         await consumer.close(code=CLOSE_RESTARTING)  # htmx reconnects, resyncs
-            if time.monotonic() - joined > REJOIN_S:
+
+    async def rejoin(self):
+        """Channel layers drop group members after a day (`group_expiry`); a wallboard
+        stays for weeks, and a quiet group may see no push for days."""
+        while True:
+            await asyncio.sleep(REJOIN_S)
+            try:
                 await self.layer.group_add(self.group, self.channel)
-                joined = time.monotonic()
+            except Exception:
+                log.exception("re-joining group %s failed; trying again later", self.group)
 
 
 async def join(consumer, group: str):
