@@ -48,3 +48,15 @@ async def test_it_goes_on_pushing_to_the_others_when_a_socket_leaves(bob):
     for ws in others:
         await ws.disconnect()
     assert GROUP not in layer.groups  # the last socket out leaves the group
+
+
+async def test_a_push_a_socket_cannot_take_closes_it_with_1012_and_the_relay_goes_on(bob):
+    layer = get_channel_layer()
+    sockets = await open_sockets(bob, 2)
+    await layer.group_send(GROUP, {"type": "live.push", "html": "no version"})
+    for ws in sockets:
+        assert await ws.receive_output(timeout=2) == {"type": "websocket.close", "code": 1012}
+    [fresh] = await open_sockets(bob, 1)
+    await layer.group_send(GROUP, push(1, "<p>after</p>"))
+    assert await fresh.receive_from(timeout=2) == "<p>after</p>"
+    await fresh.disconnect()
