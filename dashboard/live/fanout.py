@@ -29,19 +29,32 @@ class Relay:
         self.members: set = set()
         self.channel = ""
         self.task: asyncio.Future | None = None
+        self.started = False
+        self.joined = asyncio.Event()
 
     async def start(self):
+        """Join, then listen. `started` is set before the first await, so two sockets
+        arriving together (the Redis layer yields in group_add) cannot start two relays:
+        the second waits for `joined`."""
+        self.started = True
         self.channel = await self.layer.new_channel()
-        await self.layer.group_add(self.group, self.channel)
-        self.task = asyncio.ensure_future(asyncio.gather(self.run(), self.rejoin()))
+        while True:
+            try:
+                await self.layer.group_add(self.group, self.channel)
+                break
+            except Exception:  # the layer's trouble (Redis away): wait, then try again
+                log.exception("joining group %s failed; retrying", self.group)
+                await asyncio.sleep(1)
+        self.task = asyncio.ensure_future(asyncio.gather(self.relay(), self.rejoin()))
+        self.joined.set()
 
     async def stop(self):
         if self.task:
             self.task.cancel()
-            self.task = None
+            self.task, self.started, self.joined = None, False, asyncio.Event()
             await self.layer.group_discard(self.group, self.channel)
 
-    async def run(self):
+    async def relay(self):
         while True:
             try:
                 message = await self.layer.receive(self.channel)
@@ -78,8 +91,9 @@ async def join(consumer, group: str):
                 await relay.layer.group_discard(group, relay.channel)
         relay = _relays[group] = Relay(consumer.channel_layer, group)
     relay.members.add(consumer)
-    if relay.task is None:
-        await relay.start()
+    if not relay.started:
+        await relay.start()  # the in-memory layer never yields here: joined at once
+    await relay.joined.wait()
 
 
 async def leave(consumer, group: str):
