@@ -28,6 +28,14 @@ test: $(VENV)/.installed-test
 	bash .ci/system-deps
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
+$(VENV)/.installed-bench: pyproject.toml $(VENV)/.installed-test
+	$(PY) -m pip install -q -e '.[test,bench]'
+	@touch $@
+
+# Not part of `test`: several minutes of load (docs/performance.md); tests/bench smoke-runs it.
+bench: $(VENV)/.installed-bench
+	$(PY) -m bench.run
+
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .

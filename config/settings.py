@@ -136,7 +136,10 @@ if REDIS_URL:
     }
 else:
     CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 500}}
+        "default": {
+            "BACKEND": "dashboard.live.layers.SweepingInMemoryChannelLayer",
+            "CONFIG": {"capacity": 500},
+        }
     }
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

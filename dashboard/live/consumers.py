@@ -4,6 +4,7 @@ Fragments are rendered once per change by whoever publishes them and arrive here
 string; a consumer's only per-browser work is the socket write.
 """
 
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.cache import cache
@@ -11,6 +12,7 @@ from django.template.loader import render_to_string
 
 from dashboard.accounts.roles import RANK, WALLBOARD, user_role
 
+from . import fanout
 from .feed import GROUP, SNAPSHOT_KEY, STATUS_GROUP, STATUS_KEY
 
 CLOSE_SIGNED_OUT = 4401  # htmx's websocket extension does not retry 4xxx codes
@@ -23,6 +25,7 @@ WAITING = (
 
 class PushConsumer(AsyncWebsocketConsumer):
     """Lets in signed-in people holding `minimum_role`, joins `group`, forwards its pushes.
+    Groups are joined through the process's relay (fanout.py), not one membership each.
 
     Browsers have nothing to say on these sockets: whatever they send is ignored.
     """
@@ -36,10 +39,10 @@ class PushConsumer(AsyncWebsocketConsumer):
         if role is None or RANK[role] < RANK[self.minimum_role]:
             await self.close(code=CLOSE_SIGNED_OUT if role is None else CLOSE_FORBIDDEN)
             return
-        for group in (self.group, *self.also):
-            await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
         await self.send_snapshot()
+        for group in (self.group, *self.also):  # after the snapshot: no push overtakes it
+            await fanout.join(self, group)
 
     async def send_snapshot(self):
         """Send what the page needs to be right at once; here, the upstream status."""
@@ -49,7 +52,7 @@ class PushConsumer(AsyncWebsocketConsumer):
 
     async def disconnect(self, code):
         for group in (self.group, *self.also):
-            await self.channel_layer.group_discard(group, self.channel_name)
+            await fanout.leave(self, group)
 
     async def receive(self, text_data=None, bytes_data=None):
         return None
@@ -71,7 +74,8 @@ class LiveConsumer(PushConsumer):
     version = 0
 
     async def send_snapshot(self):
-        snapshot = await cache.aget(SNAPSHOT_KEY)
+        # Not `cache.aget`: that waits in Django's one shared sync thread (see feed.push).
+        snapshot = await sync_to_async(cache.get, thread_sensitive=False)(SNAPSHOT_KEY)
         if snapshot is None:
             self.version = 0
             await self.send(text_data=WAITING)

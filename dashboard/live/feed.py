@@ -13,6 +13,7 @@ import logging
 import time
 from datetime import UTC, datetime
 
+from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.core.cache import cache
 from django.utils.html import format_html
@@ -118,15 +119,17 @@ class LiveFeed:
         html = self.render_changes(changes)
         full = self.full_html()
         self.version += 1
-        await cache.aset(SNAPSHOT_KEY, (self.version, full), timeout=None)
-        # Lapses when no bridge pushes any more (every push, heartbeats included, renews it):
-        # /readyz then says so instead of repeating a dead bridge's last word.
-        await cache.aset(STATUS_KEY, self.status_view(), timeout=3 * self.heartbeat)
+        keep = {SNAPSHOT_KEY: (self.version, full)}
         if changes.full or len(self.state.agents) != self._named:
             agents = self.state.agents.values()
-            await cache.aset(TEAMS_KEY, sorted({a.team for a in agents if a.team}), timeout=None)
-            await cache.aset(NAMES_KEY, {a.agent_id: a.name for a in agents}, timeout=None)
+            keep[TEAMS_KEY] = sorted({a.team for a in agents if a.team})
+            keep[NAMES_KEY] = {a.agent_id: a.name for a in agents}
             self._named = len(self.state.agents)
+        # In a thread of its own: `cache.aset` would queue behind every view's database work
+        # in Django's one shared sync thread (a sign-in's password hash alone takes 0.3 s).
+        await sync_to_async(store, thread_sensitive=False)(
+            keep, {STATUS_KEY: self.status_view()}, 3 * self.heartbeat
+        )
         await self.layer.group_send(
             GROUP,
             {
@@ -217,3 +220,13 @@ class LiveFeed:
 
 def now() -> datetime:
     return datetime.now(UTC)
+
+
+def store(keep: dict, lapsing: dict, lapse_s: float):
+    """Write what stays until replaced, and what lapses unless renewed.
+
+    The status lapses when no bridge pushes any more (every push, heartbeats included,
+    renews it): /readyz then says so instead of repeating a dead bridge's last word.
+    """
+    cache.set_many(keep, timeout=None)
+    cache.set_many(lapsing, timeout=lapse_s)

@@ -139,7 +139,7 @@ class Simulator:
 
     async def run_load(self):
         """Load mode: exactly N events per second for organisation A, on a fixed schedule."""
-        rate = self.o.events_per_second
+        rate, started, n = 0.0, 0.0, 0
         centre = self.centres[ORG_A]
         rng = random.Random(self.o.seed)
         agents = list(centre.agents.values())
@@ -151,17 +151,18 @@ class Simulator:
             "paused": "available",
             "offline": "available",
         }
-        started = time.monotonic()
-        n = 0
         while True:
+            if self.paused:
+                rate = 0.0  # resuming starts a new schedule: no catching up on the pause
+                await asyncio.sleep(STEP_S)
+                continue
+            if rate != self.o.events_per_second:  # started, resumed or the `rate` control
+                rate, started, n = self.o.events_per_second, time.monotonic(), 0
+                self.lags.clear()  # the lag figures describe the current schedule
             due = started + n / rate
             now = time.monotonic()
             if due > now:
                 await asyncio.sleep(due - now)
-                continue
-            if self.paused:
-                started, n = time.monotonic(), 0
-                await asyncio.sleep(STEP_S)
                 continue
             self.lags.append((now - due) * 1000)
             if len(self.lags) > 20000:
@@ -443,6 +444,11 @@ class Simulator:
                 raise error(400, "bad_request", f"event must be one of {list(EVENTS)}")
             ids = await self.deliver(ORG_A, [(event, centre.business_event(event))])
             return 200, {"deliveries": ids}, {}
+        elif name == "rate":
+            rate = data.get("events_per_second")
+            if not self.o.events_per_second or type(rate) not in (int, float) or rate <= 0:
+                raise error(400, "bad_request", "load mode only; events_per_second > 0 needed")
+            self.o.events_per_second = float(rate)
         elif name == "pause":
             self.paused = True
         elif name == "resume":

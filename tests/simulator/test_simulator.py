@@ -359,3 +359,23 @@ def test_load_mode_holds_its_rate(sim_factory):
     assert 850 <= len(events) <= 1100
     stats = sim.stats()
     assert stats["emit_rate"] >= 190 and stats["lag_ms"]["p99"] < 50
+
+
+def test_it_changes_the_load_rate_on_request_and_resumes_without_catching_up(sim_factory):
+    sim = sim_factory("--agents", "50", "--events-per-second", "20", "--faults")
+    sim.control("pause")
+    time.sleep(0.5)
+    sim.control("rate", events_per_second=100)
+    before = sim.stats()["seq"][sim.org_a]
+    sim.control("resume")
+    time.sleep(2)
+    sim.control("pause")
+    emitted = sim.stats()["seq"][sim.org_a] - before
+    assert 150 <= emitted <= 230  # ~100/s for 2 s, and nothing owed for the pause
+    for bad in ({}, {"events_per_second": 0}, {"events_per_second": "fast"}):
+        assert httpx.post(f"{sim.control_url}/rate", json=bad).status_code == 400
+
+
+def test_the_rate_control_is_for_load_mode_only(simulator):
+    r = httpx.post(f"{simulator.control_url}/rate", json={"events_per_second": 10})
+    assert r.status_code == 400

@@ -1,0 +1,194 @@
+"""One client process: N websocket clients on one asyncio loop, like N browsers.
+
+`--mode dashboard` opens /ws/live/ with the session cookie of a browser signed in
+through the real form (bench/run.py signs in) and an Origin header, as a browser does,
+and reads the agent fragments' `data-seq` and `data-emitted`; `--mode relay` reads the
+bare relay's JSON events. Each client keeps the newest seq it was shown per agent; latency
+is taken once per newly shown (agent, seq), from the simulator's `emitted_at` to receipt.
+
+Driven by lines on stdin (from bench/run.py): `window LO` starts measuring events with
+seq > LO; `report TRUTH OUT` writes what was measured to OUT; end of input stops it. The
+loop's own lag is measured too, so a slow client process is not mistaken for a slow server.
+"""
+
+import argparse
+import asyncio
+import json
+import random
+import re
+import sys
+import time
+from collections import Counter
+from datetime import datetime
+
+from aiohttp import ClientSession, TCPConnector, WSMsgType
+
+AGENT = re.compile(
+    r'<div id="agent-([^"]+)" class="agent"[^>]*? data-seq="(\d+)" data-emitted="([^"]+)"'
+)
+TICK_S = 0.01
+CONNECT_ATTEMPTS = 6
+
+
+class Parser:
+    """Every client of a process gets the same pushes: parse each distinct text once."""
+
+    def __init__(self, mode: str):
+        self.parse_one = self.fragments if mode == "dashboard" else self.event
+        self.cache: dict[str, list] = {}
+
+    def __call__(self, text: str) -> list[tuple[str, int, float]]:
+        found = self.cache.get(text)
+        if found is None:
+            found = self.cache[text] = self.parse_one(text)
+            if len(self.cache) > 256:
+                self.cache.pop(next(iter(self.cache)))
+        return found
+
+    @staticmethod
+    def fragments(text):
+        return [
+            (agent, int(seq), datetime.fromisoformat(emitted).timestamp())
+            for agent, seq, emitted in AGENT.findall(text)
+        ]
+
+    @staticmethod
+    def event(text):
+        d = json.loads(text)
+        if "agent_id" not in d:
+            return []
+        return [(d["agent_id"], d["seq"], datetime.fromisoformat(d["emitted_at"]).timestamp())]
+
+
+class Measure:
+    def __init__(self):
+        self.lo: int | None = None
+        self.latency = Counter()  # latency in 0.1 ms steps -> count, all clients
+        self.lag = Counter()  # this loop's lag in 0.1 ms steps -> count
+        self.seen: list[dict[str, int]] = []  # per client: agent -> newest seq shown
+        self.shown: list[int] = []  # per client: fragments newly shown in the window
+        self.errors: list[str] = []
+
+    def start(self, lo: int):
+        self.lo = lo
+        self.latency.clear()
+        self.lag.clear()
+        self.shown = [0] * len(self.shown)
+
+    def client(self) -> int:
+        self.seen.append({})
+        self.shown.append(0)
+        return len(self.seen) - 1
+
+    def receive(self, n: int, items, received: float):
+        seen = self.seen[n]
+        for agent, seq, emitted in items:
+            if seq > seen.get(agent, -1):
+                seen[agent] = seq
+                if self.lo is not None and seq > self.lo:
+                    self.latency[round((received - emitted) * 10000)] += 1
+                    self.shown[n] += 1
+
+
+async def client(http, url: str, headers: dict, origin: str, parse: Parser, m: Measure, ready):
+    """One browser. A failed handshake is retried with jittered backoff, as htmx's websocket
+    extension does after 1006; once connected, an end is recorded and not retried, so any
+    event it costs is counted lost."""
+    n = m.client()
+    for attempt in range(CONNECT_ATTEMPTS):
+        try:
+            ws = await http.ws_connect(url, headers=headers, origin=origin, max_msg_size=0)
+            break
+        except Exception as e:
+            if attempt == CONNECT_ATTEMPTS - 1:
+                m.errors.append(f"client {n}: could not connect: {type(e).__name__}: {e}")
+                ready(False)
+                return
+            await asyncio.sleep(random.uniform(0, 2**attempt))
+    ready(True)
+    try:
+        async for message in ws:
+            if message.type is WSMsgType.TEXT:
+                m.receive(n, parse(message.data), time.time())
+        m.errors.append(f"client {n}: closed by the server ({ws.close_code})")
+    except Exception as e:  # one client's end is a figure, not a crash of the others
+        m.errors.append(f"client {n}: {type(e).__name__}: {e}")
+
+
+async def loop_lag(m: Measure):
+    while True:
+        t = time.monotonic()
+        await asyncio.sleep(TICK_S)
+        m.lag[round((time.monotonic() - t - TICK_S) * 10000)] += 1
+
+
+async def main(a):
+    async with ClientSession(connector=TCPConnector(limit=0)) as http:
+        await run(a, http)
+
+
+async def run(a, http):
+    m, parse = Measure(), Parser(a.mode)
+    ws_url = a.url.replace("http", "ws", 1)
+    headers = {"Cookie": a.cookie} if a.cookie else {}
+    if a.mode == "dashboard":
+        ws_url += "/ws/live/"
+    lagging = asyncio.create_task(loop_lag(m))
+    connected = asyncio.Event()
+    answers = []
+
+    def ready(ok: bool):
+        answers.append(ok)
+        if len(answers) == a.count:
+            connected.set()
+
+    tasks = []
+    for _ in range(a.count):  # ramp up, so connecting is not a thundering herd
+        tasks.append(asyncio.create_task(client(http, ws_url, headers, a.url, parse, m, ready)))
+        await asyncio.sleep(a.ramp)
+    await connected.wait()
+    print(f"connected {sum(answers)}", flush=True)
+    loop = asyncio.get_running_loop()
+    while line := (await loop.run_in_executor(None, sys.stdin.readline)).split():
+        if line[0] == "window":
+            m.start(int(line[1]))
+            print("measuring", flush=True)
+        elif line[0] == "report":
+            with open(line[1]) as f:
+                truth = json.load(f)
+            with open(line[2], "w") as f:
+                json.dump(results(m, truth), f)
+            m.lo = None
+            print("reported", flush=True)
+    lagging.cancel()
+    for task in tasks:
+        task.cancel()
+
+
+def results(m: Measure, truth: dict) -> dict:
+    """Per client: an emitted event is delivered when the client was shown its seq or a
+    newer seq of the same agent; otherwise it is lost."""
+    newest = truth["events"]  # agent -> seqs emitted in the window, ascending
+    lost = []
+    for seen in m.seen:
+        lost.append(
+            sum(sum(1 for s in seqs if s > seen.get(agent, -1)) for agent, seqs in newest.items())
+        )
+    return {
+        "clients": len(m.seen),
+        "lost": lost,
+        "shown": m.shown,
+        "latency": dict(m.latency),
+        "lag": dict(m.lag),
+        "errors": m.errors[:20],
+    }
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser()
+    p.add_argument("--mode", choices=["dashboard", "relay"], required=True)
+    p.add_argument("--url", required=True, help="the dashboard's or the relay's http:// base")
+    p.add_argument("--count", type=int, required=True)
+    p.add_argument("--cookie", default="", help="the session cookie of a browser signed in")
+    p.add_argument("--ramp", type=float, default=0.02, help="seconds between connects")
+    asyncio.run(main(p.parse_args()))

@@ -1,0 +1,457 @@
+"""`make bench`: the live path's latency and fan-out, end to end, beside a bare relay.
+
+For each setup (agents, clients) it starts the simulated tenant in load mode, then the
+target: the dashboard (`manage.py serve`: Daphne, bridge and feed) or the bare relay
+(bench/relay.py), then client processes (bench/clients.py). Each scenario is one window:
+the simulator is paused, the clients are told the first seq, the simulator resumes at the
+scenario's rate for its seconds and pauses again, and the run waits until the target and
+the clients are idle, so every event has had its chance to arrive. What counts as
+delivered and lost is defined in docs/performance.md.
+"""
+
+import argparse
+import json
+import math
+import os
+import queue
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tests.servers import start_dashboard
+from tests.simulator_process import free_port, start_simulator
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+CLIENTS_PER_PROCESS = 170
+CONNECTS_PER_S = 50  # browsers arriving, all client processes together
+TARGET_P99_MS = 150
+SUSTAIN_RATES = (100, 50, 25, 10)  # tried in turn when the relay cannot keep up
+TICKS = os.sysconf("SC_CLK_TCK")
+HEARTBEAT_S = 5  # the live feed's
+
+
+@dataclass
+class Scenario:
+    name: str
+    agents: int
+    events_per_s: float
+    clients: int
+    seconds: float
+    events: int = 0  # a burst: this many, even if the simulator falls behind its schedule
+
+
+SCENARIOS = {
+    s.name: s
+    for s in [
+        Scenario("small", 40, 5, 10, 10),
+        Scenario("floor", 1000, 200, 500, 20),
+        Scenario("burst", 1000, 2000, 500, 0.9, events=2000),
+        Scenario("smoke", 10, 5, 3, 2),  # the smoke test's
+    ]
+}
+DEFAULT = ("small", "floor", "burst")
+
+
+class Child:
+    """A helper process driven by lines on stdin, answering with lines on stdout."""
+
+    def __init__(self, *args):
+        self.p = subprocess.Popen(
+            [sys.executable, "-m", *args],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.p.stdout:
+            self.lines.put(line.strip())
+        self.lines.put(None)
+
+    def expect(self, prefix: str, timeout: float = 120) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                raise RuntimeError(f"{self.p.args[2]} did not say {prefix!r}") from None
+            if line is None:
+                raise RuntimeError(f"{self.p.args[2]} exited (code {self.p.wait()})")
+            if line.startswith(prefix):
+                return line
+
+    def say(self, line: str):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.stdin.close()
+            try:
+                self.p.wait(10)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+
+
+def cpu_ticks(pid: int) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+def settle(pids: list[int], limit: float = 90) -> float:
+    """Wait until these processes are idle (under 5% of a core for 0.6 s); returns how long
+    they took to go idle."""
+    started = idle_since = time.monotonic()
+    before = [cpu_ticks(p) for p in pids]
+    while time.monotonic() - started < limit:
+        time.sleep(0.3)
+        now = [cpu_ticks(p) for p in pids]
+        busy = max(b - a for a, b in zip(before, now, strict=True)) / TICKS / 0.3
+        before = now
+        if busy >= 0.05:
+            idle_since = time.monotonic()
+        elif time.monotonic() - idle_since >= 0.6:
+            break
+    return round(idle_since - started, 2)
+
+
+def percentile(hist: dict[int, int], q: float) -> float:
+    """q-quantile (0..1) of a histogram in 0.1 ms steps, in ms."""
+    total = sum(hist.values())
+    if not total:
+        return float("nan")
+    rank, seen = q * (total - 1), 0
+    for step in sorted(hist):
+        seen += hist[step]
+        if seen > rank:
+            return round(step / 10, 1)
+    return round(max(hist) / 10, 1)
+
+
+class Setup:
+    """The simulator, one target and its clients, for scenarios of the same size."""
+
+    def __init__(self, kind: str, agents: int, clients: int, workdir: Path):
+        self.kind, self.workdir, self.children, self.server = kind, workdir, [], None
+        self.sim = start_simulator(
+            "--agents", agents, "--events-per-second", 1, "--faults", "--seed", 7
+        )
+        try:
+            self._start(agents, clients)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self, agents, clients):
+        self.sim.control("pause")
+        sim_args = ("--sim", self.sim.auth_url)
+        if self.kind == "dashboard":
+            # INFO: the bridge's seq gaps and reconnects (each a reload) show in the results
+            self.server = start_dashboard(self.sim, self.workdir, {"LOG_LEVEL": "INFO"})
+            self.server.add_user("bench", "supervisor")
+            # One sign-in through the form for all clients: each takes the password hash's
+            # ~0.5 s in Django's one sync thread, which websocket handshakes also wait for.
+            http = self.server.signed_in_client("bench")
+            cookie = "; ".join(f"{k}={v}" for k, v in http.cookies.items())
+            http.close()
+            self.pid, url = self.server.process.pid, self.server.url
+        else:
+            port = free_port()
+            relay = self._child("bench.relay", *sim_args, "--port", str(port))
+            relay.expect("relay ready", 30)
+            self.pid, url = relay.p.pid, f"http://127.0.0.1:{port}"
+            cookie = ""
+        self.recorder = self._child("bench.relay", *sim_args)
+        self.recorder.expect("relay ready", 30)
+        n = math.ceil(clients / CLIENTS_PER_PROCESS)
+        for i in range(n):
+            count = clients // n + (i < clients % n)
+            args = ["--mode", "dashboard" if self.kind == "dashboard" else "relay"]
+            args += ["--url", url, "--count", str(count), "--ramp", str(n / CONNECTS_PER_S)]
+            if cookie:
+                args += ["--cookie", cookie]
+            self._child("bench.clients", *args)
+        self.clients = [c for c in self.children if c.p.args[2] == "bench.clients"]
+        self.connected = sum(int(c.expect("connected", 180).split()[1]) for c in self.clients)
+
+    def _child(self, *args):
+        child = Child(*args)
+        self.children.append(child)
+        return child
+
+    def seq(self) -> int:
+        return self.sim.stats()["seq"][self.sim.org_a]
+
+    def window(self, rate: float, seconds: float, events: int = 0) -> dict:
+        """One measured window: `seconds` at `rate` events/s from a quiet start (or, given
+        `events`, until that many were emitted, however late the simulator is)."""
+        self.sim.control("rate", events_per_second=rate)
+        lo = self.seq()
+        for c in self.clients:
+            c.say(f"window {lo}")
+        for c in self.clients:
+            c.expect("measuring", 30)
+        logged = len(self.server.log()) if self.server else 0
+        ticks, started = cpu_ticks(self.pid), time.monotonic()
+        self.sim.control("resume")
+        time.sleep(seconds)
+        while events and self.seq() - lo < events and time.monotonic() - started < 15:
+            time.sleep(0.02)
+        self.sim.control("pause")
+        cpu = (cpu_ticks(self.pid) - ticks) / TICKS / (time.monotonic() - started)
+        hi = self.seq()
+        lag = self.sim.stats()["lag_ms"]
+        pids = [self.pid, *(c.p.pid for c in self.clients)]
+        drain = settle(pids)
+        if self.kind == "dashboard":  # a dropped push is repaired by the next: the heartbeat
+            time.sleep(HEARTBEAT_S + 1)
+            settle(pids)
+        work = (cpu_ticks(self.pid) - ticks) / TICKS  # everything the window cost it
+        truth = self.workdir / f"truth-{lo}.json"
+        self.recorder.say(f"dump {truth} {lo} {hi}")
+        self.recorder.expect("dumped", 30)
+        parts = []
+        for i, c in enumerate(self.clients):
+            out = self.workdir / f"clients-{lo}-{i}.json"
+            c.say(f"report {truth} {out}")
+            c.expect("reported", 60)
+            parts.append(json.loads(out.read_text()))
+        latency, lag_hist, lost, shown, errors = {}, {}, [], [], []
+        for part in parts:
+            for hist, into in ((part["latency"], latency), (part["lag"], lag_hist)):
+                for k, v in hist.items():
+                    into[int(k)] = into.get(int(k), 0) + v
+            lost += part["lost"]
+            shown += part["shown"]
+            errors += part["errors"]
+        emitted = hi - lo
+        recorded = json.loads(truth.read_text())["count"]
+        log = self.server.log()[logged:] if self.server else ""
+        return {
+            "connected": self.connected,
+            # a reload after a gap or a reconnect shows the right state under an older seq
+            "bridge_reloads": log.count("seq gap") + log.count("realtime session ended"),
+            "emitted": emitted,
+            "recorded": recorded,
+            **{f"p{q}_ms": percentile(latency, q / 100) for q in (50, 95, 99)},
+            "max_ms": round(max(latency) / 10, 1) if latency else float("nan"),
+            # events the recorder missed could not be checked: count them lost to everyone
+            "lost": sum(lost) + (emitted - recorded) * len(lost),
+            "delivered_per_client_min": recorded - max(lost, default=0),
+            "shown_per_client_median": statistics.median(shown) if shown else 0,
+            "cpu_pct": round(100 * cpu, 1),
+            "cpu_s": round(work, 2),
+            "rss_mb": peak_rss_mb(self.pid),
+            "drain_s": drain,
+            "sim_lag_ms": lag,
+            "client_lag_ms": {
+                "p99": percentile(lag_hist, 0.99),
+                "max": max(lag_hist, default=0) / 10,
+            },
+            "client_errors": errors[:5],
+        }
+
+    def stop(self):
+        for c in reversed(self.children):
+            c.stop()
+        if self.server:
+            self.server.stop()
+        self.sim.stop()
+
+
+def measure(kind: str, scenarios: list[Scenario], workdir: Path) -> dict:
+    """Run the scenarios against one kind of target, one setup per (agents, clients)."""
+    out = {}
+    sizes = list(dict.fromkeys((s.agents, s.clients) for s in scenarios))
+    for agents, clients in sizes:
+        setup = Setup(kind, agents, clients, workdir)
+        try:
+            for s in scenarios:
+                if (s.agents, s.clients) != (agents, clients):
+                    continue
+                print(f"  {kind}: {s.name} ...", flush=True)
+                out[s.name] = setup.window(s.events_per_s, s.seconds, s.events)
+                if kind == "relay" and not s.events and not sustains(out[s.name]):
+                    out[s.name]["sustained"] = largest_rate(setup, s)
+        finally:
+            setup.stop()
+    return out
+
+
+def sustains(r: dict) -> bool:
+    """Keeping up: nothing lost, and no backlog of a second or more left when the
+    simulator stopped (a p99 alone is too noisy on a shared machine to say so)."""
+    return r["lost"] == 0 and r["drain_s"] < 1
+
+
+def largest_rate(setup: Setup, s: Scenario) -> dict | None:
+    """The relay saturated: the largest rate below the scenario's it keeps up with."""
+    for rate in SUSTAIN_RATES:
+        if rate < s.events_per_s:
+            print(f"  relay: {s.name} at {rate} events/s ...", flush=True)
+            r = setup.window(rate, min(s.seconds, 5))
+            if sustains(r):
+                return {"events_per_s": rate, "p99_ms": r["p99_ms"], "cpu_pct": r["cpu_pct"]}
+    return None
+
+
+def combine(scenarios: list[Scenario], dash: dict, base: dict) -> dict:
+    results = {}
+    for s in scenarios:
+        d, b = dash[s.name], base[s.name]
+        results[s.name] = {
+            "agents": s.agents,
+            "events_per_s": s.events_per_s,
+            "seconds": s.seconds,
+            "clients": s.clients,
+            **{
+                k: d[k]
+                for k in (
+                    "connected",
+                    "emitted",
+                    "recorded",
+                    "p50_ms",
+                    "p95_ms",
+                    "p99_ms",
+                    "max_ms",
+                )
+            },
+            "lost": d["lost"],
+            "bridge_reloads": d["bridge_reloads"],
+            "delivered_per_client_min": d["delivered_per_client_min"],
+            "shown_per_client_median": d["shown_per_client_median"],
+            "web_cpu_pct": d["cpu_pct"],
+            "web_cpu_s": d["cpu_s"],
+            "web_rss_mb": d["rss_mb"],
+            "drain_s": d["drain_s"],
+            "sim_lag_ms": d["sim_lag_ms"],
+            "client_lag_ms": d["client_lag_ms"],
+            "client_errors": d["client_errors"],
+            **{f"baseline_{k}": b[k] for k in ("p50_ms", "p95_ms", "p99_ms", "max_ms", "lost")},
+            "baseline_connected": b["connected"],
+            "baseline_emitted": b["emitted"],
+            "baseline_recorded": b["recorded"],
+            "baseline_cpu_pct": b["cpu_pct"],
+            "baseline_cpu_s": b["cpu_s"],
+            "baseline_rss_mb": b["rss_mb"],
+            "baseline_drain_s": b["drain_s"],
+            "baseline_sim_lag_ms": b["sim_lag_ms"],
+            "baseline_client_lag_ms": b["client_lag_ms"],
+            "baseline_saturated": not sustains(b),
+            "baseline_sustained": b.get("sustained"),
+            "p99_vs_baseline": ratio(d["p99_ms"], b["p99_ms"]),
+            "p99_vs_sustained_baseline": ratio(
+                d["p99_ms"], (b.get("sustained") or {}).get("p99_ms")
+            ),
+        }
+    return results
+
+
+def ratio(a, b):
+    return round(a / b, 2) if b and b == b else None  # b == b: not NaN
+
+
+def table(results: dict) -> str:
+    head = (
+        "scenario  agents  ev/s  clients  emitted  p50   p95   p99   max    base p99  x base"
+        "  lost  cpu%  RSS MB  sim lag p99  client lag p99"
+    )
+    rows = [head, "-" * len(head)]
+    for name, r in results.items():
+        rows.append(
+            f"{name:<9} {r['agents']:>6} {r['events_per_s']:>5g} {r['clients']:>8}"
+            f" {r['emitted']:>8} {r['p50_ms']:>5g} {r['p95_ms']:>5g} {r['p99_ms']:>5g}"
+            f" {r['max_ms']:>6g} {r['baseline_p99_ms']:>9g} {r['p99_vs_baseline'] or 0:>7g}"
+            f" {r['lost']:>5} {r['web_cpu_pct']:>5g} {r['web_rss_mb']:>7g}"
+            f" {r['sim_lag_ms']['p99']:>12g} {r['client_lag_ms']['p99']:>15g}"
+        )
+        if r["baseline_saturated"]:
+            sus = r["baseline_sustained"]
+            rows.append(
+                f"  the bare relay does not keep up at {r['events_per_s']:g} events/s; "
+                + (
+                    f"the largest rate it sustains is {sus['events_per_s']} events/s "
+                    f"(p99 {sus['p99_ms']} ms)"
+                    if sus
+                    else "nor at any rate tried"
+                )
+            )
+    return "\n".join(rows)
+
+
+def plot(results: dict, path: Path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    keys = ("p50_ms", "p95_ms", "p99_ms", "max_ms")
+    fig, axes = plt.subplots(1, len(results), figsize=(4.2 * len(results), 4), squeeze=False)
+    for ax, (name, r) in zip(axes[0], results.items(), strict=True):
+        xs = range(len(keys))
+        ax.bar([x - 0.2 for x in xs], [r[k] for k in keys], 0.4, label="dashboard")
+        ax.bar([x + 0.2 for x in xs], [r[f"baseline_{k}"] for k in keys], 0.4, label="bare relay")
+        ax.set_xticks(list(xs), [k.split("_")[0] for k in keys])
+        ax.set_yscale("log")
+        ax.set_ylabel("latency, ms (log)")
+        title = f"{name}: {r['agents']} agents, {r['events_per_s']:g}/s, {r['clients']} clients"
+        if r["baseline_saturated"]:
+            sus = r["baseline_sustained"]
+            title += "\nrelay saturated" + (
+                f"; at {sus['events_per_s']}/s its p99 is {sus['p99_ms']:g} ms" if sus else ""
+            )
+        ax.set_title(title, fontsize=9)
+        ax.axhline(TARGET_P99_MS, color="grey", linestyle=":", linewidth=1, label="p99 target")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--scenarios", default=",".join(DEFAULT), help=f"of {', '.join(SCENARIOS)}")
+    p.add_argument("--out", type=Path, default=RESULTS, help="where the results go")
+    p.add_argument("--no-plot", action="store_true")
+    a = p.parse_args()
+    scenarios = [SCENARIOS[n] for n in a.scenarios.split(",")]
+    started, load = time.monotonic(), os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        dash = measure("dashboard", scenarios, Path(tmp))
+        base = measure("relay", scenarios, Path(tmp))
+    results = combine(scenarios, dash, base)
+    date = datetime.now(UTC).strftime("%Y-%m-%d")
+    a.out.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(results, indent=2)
+    (a.out / f"{date}.json").write_text(text)
+    (a.out / "latest.json").write_text(text)
+    if not a.no_plot:
+        plot(results, a.out / f"{date}.png")
+    print(table(results))
+    print(
+        f"\n{time.monotonic() - started:.0f} s on {os.cpu_count()} cores; load average before: "
+        f"{load[0]:.2f} (figures are noisy when other work shares the machine)"
+    )
+
+
+if __name__ == "__main__":
+    main()

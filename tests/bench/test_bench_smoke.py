@@ -1,0 +1,45 @@
+"""`make bench` end to end on a tiny scenario: the whole pipeline runs and nothing is lost."""
+
+import json
+import subprocess
+import sys
+
+from tests.servers import ROOT
+
+REQUIRED = {
+    "agents",
+    "events_per_s",
+    "clients",
+    "p50_ms",
+    "p95_ms",
+    "p99_ms",
+    "max_ms",
+    "baseline_p99_ms",
+    "lost",
+    "web_rss_mb",
+}
+
+
+def test_it_measures_a_tiny_scenario_end_to_end(tmp_path):
+    run = subprocess.run(
+        [sys.executable, "-m", "bench.run", "--scenarios", "smoke", "--out", str(tmp_path)]
+        + ["--no-plot"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=110,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    [dated] = [p for p in tmp_path.glob("*.json") if p.name != "latest.json"]
+    results = json.loads((tmp_path / "latest.json").read_text())
+    assert json.loads(dated.read_text()) == results
+    smoke = results["smoke"]
+    assert set(smoke) >= REQUIRED
+    assert (smoke["agents"], smoke["events_per_s"], smoke["clients"]) == (10, 5, 3)
+    assert smoke["emitted"] >= 5 and smoke["recorded"] == smoke["emitted"]
+    assert smoke["lost"] == 0 and smoke["baseline_lost"] == 0
+    assert smoke["delivered_per_client_min"] == smoke["emitted"]
+    assert 0 < smoke["p50_ms"] <= smoke["p99_ms"] <= smoke["max_ms"]
+    assert 0 < smoke["baseline_p50_ms"] <= smoke["baseline_p99_ms"]
+    assert smoke["web_rss_mb"] > 0
+    assert "smoke" in run.stdout  # the table
