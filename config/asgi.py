@@ -13,6 +13,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from dashboard.live import routing as live_routing  # noqa: E402
 from dashboard.quality import routing as quality_routing  # noqa: E402
+from dashboard.wallboard import routing as wallboard_routing  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
@@ -20,7 +21,9 @@ application = ProtocolTypeRouter(
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(
                 URLRouter(
-                    live_routing.websocket_urlpatterns + quality_routing.websocket_urlpatterns
+                    live_routing.websocket_urlpatterns
+                    + quality_routing.websocket_urlpatterns
+                    + wallboard_routing.websocket_urlpatterns
                 )
             )
         ),

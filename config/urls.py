@@ -11,4 +11,5 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("", include("dashboard.quality.urls")),
+    path("", include("dashboard.wallboard.urls")),
 ]
