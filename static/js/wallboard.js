@@ -8,7 +8,8 @@
   "use strict";
 
   const STALE_AFTER_S = 10;
-  const TILE_RATIO = 3.4;  // width / height of an agent tile: name, icon and timer on one line
+  const TILE_RATIO = 5;  // width / height of an agent tile: icon, name and timer on one line
+  const BIG_NUMBERS = ".kpi .value, .qrow strong, .wb-alerts-total";
   const config = JSON.parse(document.getElementById("live-config").textContent);
   const socketElt = document.querySelector("[ws-connect]");
   const panels = [...document.querySelectorAll(".wb-panel")]
@@ -20,6 +21,7 @@
   let current = 0;
   let lastMessageAt = Date.now();  // page load counts: a feed that never answers goes stale too
   let closed = false;
+  let upstreamLostAt = null;  // while the dashboard is cut off from the service
 
   function hhmmss(ms) {
     return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
@@ -33,24 +35,25 @@
     document.getElementById("wb-panel-title").textContent = panel ? panel.dataset.title : "";
     document.getElementById("wb-dots").textContent =
       panels.length > 1 ? panels.map((_, i) => (i === index ? "●" : "○")).join(" ") : "";
-    fitGrid();
+    fitGrid(true);
+    fitNumbers();
   }
   if (panels.length > 1) {
     setInterval(() => show((current + 1) % panels.length), Math.max(5, config.rotation_s) * 1000);
   }
 
   /* ---- The agent grid fills its panel: as many columns as make the tiles largest ---- */
-  let fitted = "";
-  function fitGrid() {
+  let fittedCount = 0;
+  function fitGrid(resized) {
     const section = document.querySelector('.wb-panel[data-panel="agents"]');
-    const area = section && section.querySelector(".wb-grid");
-    if (!area || section.hidden) return;
-    const count = document.querySelectorAll("#agents .agent").length;
+    const grid = document.getElementById("agents");
+    if (!section || !grid || section.hidden) return;
+    const count = grid.childElementCount;
+    if (!count || (count === fittedCount && !resized)) return;  // sizes are read only when needed
+    fittedCount = count;
+    const area = section.querySelector(".wb-grid");
     const width = area.clientWidth;
     const height = area.clientHeight;
-    const key = `${count}:${width}:${height}`;
-    if (!count || key === fitted) return;
-    fitted = key;
     const gap = Math.max(2, Math.round(height / 250));
     let best = { cols: 1, tile: 0 };
     for (let cols = 1; cols <= count; cols += 1) {
@@ -64,7 +67,19 @@
     section.style.setProperty("--cols", String(best.cols));
     section.style.setProperty("--tile-h", `${tile}px`);
     section.style.setProperty("--tile-gap", `${gap}px`);
-    section.style.setProperty("--tile-font", `${Math.max(8, Math.floor(tile * 0.42))}px`);
+    section.style.setProperty("--tile-font", `${Math.max(8, Math.floor(tile * 0.4))}px`);
+  }
+
+  /* ---- A large number wider than its tile (an hour-long wait, say) shrinks to fit ---- */
+  function fitNumbers() {
+    const panel = panels[current];
+    if (!panel || panel.dataset.panel === "agents") return;
+    for (const elt of panel.querySelectorAll(BIG_NUMBERS)) {
+      if (elt.scrollWidth > elt.clientWidth && elt.clientWidth) {
+        const size = parseFloat(getComputedStyle(elt).fontSize);
+        elt.style.fontSize = `${Math.floor((size * elt.clientWidth) / elt.scrollWidth)}px`;
+      }
+    }
   }
 
   /* ---- Agents per state, beside the grid ---- */
@@ -94,10 +109,15 @@
     if (now - lastMessageAt > STALE_AFTER_S * 1000) {
       return { since: lastMessageAt, why: "No updates from the dashboard: reconnecting…" };
     }
+    // Its state's `since` restarts with every reconnect attempt: keep the first one seen.
     const upstream = document.getElementById("upstream");
-    const upSince = upstream ? Date.parse(upstream.dataset.since) : NaN;
-    if (upstream && upstream.dataset.state !== "connected" && now - upSince > STALE_AFTER_S * 1000) {
-      return { since: upSince, why: "The dashboard has lost the call-centre service: reconnecting…" };
+    if (!upstream || upstream.dataset.state === "connected") {
+      upstreamLostAt = null;
+    } else if (upstreamLostAt === null) {
+      upstreamLostAt = Math.min(now, Date.parse(upstream.dataset.since) || now);
+    }
+    if (upstreamLostAt !== null && now - upstreamLostAt > STALE_AFTER_S * 1000) {
+      return { since: upstreamLostAt, why: "The dashboard has lost the call-centre service: reconnecting…" };
     }
     return null;
   }
@@ -139,8 +159,11 @@
     });
   }
 
-  window.addEventListener("resize", fitGrid);
+  document.body.addEventListener("htmx:oobAfterSwap", (e) => {
+    if (e.target.id === "kpis" || e.target.id === "wb-alerts") fitNumbers();  // not per agent tile
+  });
+  window.addEventListener("resize", () => fitGrid(true));
   show(0);
-  setInterval(() => { fitGrid(); showLegend(); showStale(); }, 1000);
+  setInterval(() => { fitGrid(false); fitNumbers(); showLegend(); showStale(); }, 1000);
   showLegend();
 })();
