@@ -20,7 +20,7 @@
   };
   let current = 0;
   let lastMessageAt = Date.now();  // page load counts: a feed that never answers goes stale too
-  let closed = false;
+  let finished = false;  // the link was closed, or a reload is under way: nothing more to show
   let upstreamLostAt = null;  // while the dashboard is cut off from the service
 
   function hhmmss(ms) {
@@ -123,7 +123,7 @@
   }
   function showStale() {
     const overlay = document.getElementById("wb-stale");
-    const stale = closed ? null : staleness();
+    const stale = finished ? null : staleness();
     if (overlay.hidden !== !stale) overlay.hidden = !stale;
     document.body.dataset.stale = stale ? "yes" : "no";
     if (stale) {
@@ -138,14 +138,15 @@
       lastMessageAt = Date.now();
       const build = document.getElementById("build");
       if (build && build.dataset.build !== config.build) {
-        location.reload();  // a new deploy: take its page and script
+        if (!finished) location.reload();  // a new deploy: take its page and script, once
+        finished = true;
         return;
       }
       showStale();
     });
     socketElt.addEventListener("htmx:wsClose", (e) => {
       if (e.detail.event.code !== 4403) return;  // htmx reconnects by itself otherwise
-      closed = true;
+      finished = true;
       const notice = document.getElementById("wallboard-closed");
       if (notice.hidden) {  // closed without a reason sent first
         notice.className = "wb-closed";
