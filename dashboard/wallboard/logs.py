@@ -18,7 +18,10 @@ def redact(text: str) -> str:
 
 class RedactKioskTokens(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed call: the handler reports it, a filter must not raise
+            return True
         clean = redact(message)
         if clean != message:
             record.msg, record.args = clean, ()

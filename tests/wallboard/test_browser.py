@@ -121,6 +121,7 @@ def test_it_fits_300_agents_and_every_panel_on_the_screen(floor, browser, screen
             assert layout["scroll"] == layout["client"] == [width, height], (key, layout)
             assert layout["bad"] == [], (key, layout["bad"][:10])
             assert page.locator("#wb-stale").is_hidden()
+            assert page.locator("#calls-list").is_hidden()  # calls stay off the shared screen
     finally:
         context.close()
     # htmx reports a new row as a fragment without a target, then live.js places it (data-into)
