@@ -14,6 +14,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from dashboard.live import routing as live_routing  # noqa: E402
 from dashboard.quality import routing as quality_routing  # noqa: E402
 from dashboard.reports import routing as reports_routing  # noqa: E402
+from dashboard.wallboard import routing as wallboard_routing  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
@@ -24,6 +25,7 @@ application = ProtocolTypeRouter(
                     live_routing.websocket_urlpatterns
                     + quality_routing.websocket_urlpatterns
                     + reports_routing.websocket_urlpatterns
+                    + wallboard_routing.websocket_urlpatterns
                 )
             )
         ),

@@ -26,6 +26,8 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 ORGANIZATION_NAME = env("ORGANIZATION_NAME", default="Demo Contact Centre")
 DEMO_PORT = env.int("PORT", default=8000)
+# Open wallboards reload when this changes; empty: a hash of the static files and templates.
+BUILD_ID = env("BUILD_ID", default="")
 
 # The service (upstream). With UPSTREAM_BASE_URL unset, the built-in simulated tenant on
 # SIMULATOR_PORT stands in, with its default credentials.
@@ -71,6 +73,7 @@ INSTALLED_APPS = [
     "dashboard.live",
     "dashboard.quality",
     "dashboard.reports",
+    "dashboard.wallboard",
     "dashboard.simulator",
 ]
 
@@ -195,9 +198,17 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"kiosk_tokens": {"()": "dashboard.wallboard.logs.RedactKioskTokens"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["kiosk_tokens"],
+        }
+    },
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
     "loggers": {
+        "django.request": {"filters": ["kiosk_tokens"]},
         "django.channels.server": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
         "daphne": {"level": "WARNING"},

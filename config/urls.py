@@ -12,4 +12,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("dashboard.quality.urls")),
     path("", include("dashboard.reports.urls")),
+    path("", include("dashboard.wallboard.urls")),
 ]

@@ -80,8 +80,8 @@ class LiveConsumer(PushConsumer):
             self.version = 0
             await self.send(text_data=WAITING)
             return
-        self.version, html = snapshot
-        await self.send(text_data=html)
+        self.version, html, board = snapshot
+        await self.forward(html, board)
 
     async def live_push(self, event):
         if event["version"] <= self.version:
@@ -90,4 +90,8 @@ class LiveConsumer(PushConsumer):
             await self.send_snapshot()  # the cache is written before every push
             return
         self.version = event["version"]
-        await self.send(text_data=event["html"])
+        await self.forward(event["html"], event["board"])
+
+    async def forward(self, html: str, board: str):
+        """Send a push on; `board` (the wallboard's own panels) is not for the live view."""
+        await self.send(text_data=html)

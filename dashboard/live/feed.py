@@ -5,7 +5,8 @@ that arrive within the tick are merged per row (the newest state wins) into one 
 Each push carries its version and the previous one; the current full view is kept in the
 cache first, so a socket that sees a jump (a dropped push) resends its browser the whole
 view instead of leaving it wrong. A heartbeat keeps browsers' freshness honest when the
-floor is quiet.
+floor is quiet. The wallboard's own panels ride along in each push's `board` (empty
+unless they changed), so wallboards cost no more than the live view.
 """
 
 import asyncio
@@ -20,6 +21,7 @@ from django.utils.html import format_html
 
 from dashboard.aio import pause
 from dashboard.upstream import contract as c
+from dashboard.wallboard import panels
 
 from .leader import still_leading
 from .render import Renderer, iso
@@ -53,6 +55,8 @@ class LiveFeed:
         self.call_html: dict[str, str] = {}
         self.queue_html: dict[str, str] = {}
         self.kpi_html = ""
+        self.campaign_rows: list[c.Campaign] = []
+        self.board_html = ""
         self._named = 0  # how many agents the cached names and teams cover
         self._status_sent: tuple = (None, 0.0)  # (status, when) last sent to STATUS_GROUP
 
@@ -78,6 +82,9 @@ class LiveFeed:
         if names != self.render.campaigns:
             self.render.campaigns = names
             self._merge(Changes(full=True))
+        if campaigns != self.campaign_rows:
+            self.campaign_rows = campaigns
+            self._merge(Changes(board=True))
 
     def ai_status(self, enabled: bool):
         if enabled != self.ai_enabled:
@@ -88,7 +95,7 @@ class LiveFeed:
         """Figures from outside the feed (appointments, alerts) may have changed."""
         if any(self.extra.get(k) != v for k, v in figures.items()):
             self.extra.update(figures)
-            self._merge(Changes(kpis=True))
+            self._merge(Changes(kpis=True, board=True))
 
     def _merge(self, changes: Changes):
         self.pending.merge(changes)
@@ -118,8 +125,9 @@ class LiveFeed:
             return  # fenced: another bridge may lead by now; this one is being stopped
         html = self.render_changes(changes)
         full = self.full_html()
+        board = self.render_board(changes)
         self.version += 1
-        keep = {SNAPSHOT_KEY: (self.version, full)}
+        keep = {SNAPSHOT_KEY: (self.version, full, self.board_html)}
         if changes.full or len(self.state.agents) != self._named:
             agents = self.state.agents.values()
             keep[TEAMS_KEY] = sorted({a.team for a in agents if a.team})
@@ -137,6 +145,7 @@ class LiveFeed:
                 "version": self.version,
                 "prev": self.version - 1,
                 "html": html or full,
+                "board": board,
             },
         )
         sent, when = self._status_sent
@@ -182,6 +191,14 @@ class LiveFeed:
             return ""
         out.append(self.upstream_html())
         return "".join(out)
+
+    def render_board(self, changes: Changes) -> str:
+        """The wallboard's panels when they may have changed, else ""."""
+        if changes.board or changes.full or not self.board_html:
+            names = {a.agent_id: a.name for a in self.state.agents.values()}
+            self.board_html = panels.render(self.campaign_rows, self.extra, names)
+            return self.board_html
+        return ""
 
     def upstream_html(self) -> str:
         return self.render.upstream(self.status_view())

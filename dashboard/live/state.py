@@ -22,6 +22,7 @@ class Changes:
     removed_calls: set = field(default_factory=set)
     queues: set = field(default_factory=set)
     kpis: bool = False
+    board: bool = False  # the wallboard's own panels (campaigns, QA, alerts)
     full: bool = False  # everything may have changed: resend the whole view
 
     def merge(self, other: "Changes") -> "Changes":
@@ -30,12 +31,19 @@ class Changes:
         self.removed_calls = (self.removed_calls - other.calls) | other.removed_calls
         self.queues |= other.queues
         self.kpis |= other.kpis
+        self.board |= other.board
         self.full |= other.full
         return self
 
     def __bool__(self):
         return bool(
-            self.agents or self.calls or self.removed_calls or self.queues or self.kpis or self.full
+            self.agents
+            or self.calls
+            or self.removed_calls
+            or self.queues
+            or self.kpis
+            or self.board
+            or self.full
         )
 
 

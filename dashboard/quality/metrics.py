@@ -19,6 +19,30 @@ def start_of_today() -> datetime:
     return timezone.make_aware(datetime.combine(timezone.localdate(), time.min))
 
 
+def qa_leaderboard(since: datetime, size: int = 10) -> list[dict]:
+    """The agents with the best average QA score since `since` (the wallboard's panel)."""
+    rows = (
+        Scorecard.objects.filter(scored_at__gte=since, max_score__gt=0)
+        .exclude(agent_id="")
+        .values("agent_id")
+        .annotate(
+            n=Count("id"),
+            passed=Count("id", filter=Q(passed=True)),
+            avg=Avg(F("score") * 100.0 / F("max_score"), output_field=FloatField()),
+        )
+        .order_by("-avg", "-n", "agent_id")[:size]
+    )
+    return [
+        {
+            "agent_id": r["agent_id"],
+            "scored": r["n"],
+            "avg_pct": round(r["avg"], 1),
+            "pass_pct": round(100 * r["passed"] / r["n"]),
+        }
+        for r in rows
+    ]
+
+
 def today_figures() -> dict:
     since = start_of_today()
     calls = CompletedCall.objects.filter(completed_at__gte=since).aggregate(
@@ -37,6 +61,13 @@ def today_figures() -> dict:
         "calls_completed_today": calls["n"],
         "qa_average_pct": round(qa["pct"], 1) if qa["pct"] is not None else None,
         "qa_pass_rate_pct": round(100 * qa["passed"] / qa["n"], 1) if qa["n"] else None,
+        "qa_leaderboard": qa_leaderboard(since),
+        "open_alerts": dict(
+            CoachingAlert.objects.exclude(status=CoachingAlert.RESOLVED)
+            .values_list("severity")
+            .annotate(n=Count("id"))
+            .order_by()
+        ),
     }
 
 

@@ -157,22 +157,22 @@ def apply(delivery: Delivery):
 
 async def run_processor(stop: asyncio.Event, on_figures=None):
     """Drain what a crash left, then process on notification and every few seconds.
-    `on_figures` receives today's figures whenever processing may have changed them."""
+    `on_figures` receives today's figures after every pass: alerts resolved on a page (in
+    any process) and the day's rollover change them without a delivery."""
     global _processor
     wakeup = asyncio.Event()
     _processor = (asyncio.get_running_loop(), wakeup)
     watcher = asyncio.ensure_future(stop.wait())
     watcher.add_done_callback(lambda _: wakeup.set())
-    recover, first = True, True  # at start: what a dead process had claimed
+    recover = True  # at start: what a dead process had claimed
     while not stop.is_set():
         try:
             if recover:
                 await sync_to_async(recover_interrupted)()
                 recover = False
-            done = await sync_to_async(process_pending)(stop)
-            if (done or first) and on_figures:
+            await sync_to_async(process_pending)(stop)
+            if on_figures:
                 on_figures(await sync_to_async(today_figures)())
-            first = False
         except Exception:
             log.exception("webhook processing pass failed; retrying")
             recover = True  # rows this pass had claimed go back in the queue

@@ -8,6 +8,7 @@
   "use strict";
 
   const STALE_AFTER_S = 10;  // no message for this long: the screen says so
+  const STATE_ORDER = ["available", "ringing", "on_call", "wrap_up", "paused", "offline", "unknown"];
   const config = JSON.parse(document.getElementById("live-config")?.textContent || "{}");
   const thresholds = config.thresholds || {};
   const conn = document.getElementById("conn");
@@ -114,7 +115,7 @@
       team: p.get("team") || "",
       state: p.get("state") || "",
       q: (p.get("q") || "").trim().toLowerCase(),
-      sort: p.get("sort") || "",
+      sort: p.get("sort") || config.sort || "",  // a wallboard's config sorts by state
       density: p.get("density") || "",
     };
   }
@@ -146,9 +147,12 @@
     if (!grid) return;
     const mode = filters().sort;
     const tiles = [...grid.querySelectorAll(".agent")];
+    const name = (t) => t.dataset.order || t.dataset.name || "";
     const key = mode === "time"
       ? (t) => Date.parse(t.dataset.since) || 0   // longest in state first
-      : (t) => t.dataset.order || t.dataset.name || "";
+      : mode === "state"
+        ? (t) => `${STATE_ORDER.indexOf(t.dataset.state) + 1}${name(t)}`
+        : name;
     const sorted = [...tiles].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
     // CSS order, not DOM moves: no reflow of the subtree, one style write per changed tile.
     sorted.forEach((tile, i) => {

@@ -1,0 +1,51 @@
+"""The wallboard's own panels (campaign progress, QA leaderboard, open coaching alerts),
+rendered once per change by the live feed and fanned out to every wallboard with its pushes.
+
+Each panel is a top-level element with a stable id, swapped out of band like the live
+view's fragments. The figures are named with their denominators and windows on screen.
+"""
+
+from django.template.loader import render_to_string
+
+from dashboard.upstream import contract as c
+
+SEVERITIES = ("critical", "warning", "info")
+CAMPAIGN_ROWS = 8  # what fits one screen at a distance; active campaigns first
+
+
+def percent(part: int, whole: int) -> float | None:
+    return round(100 * part / whole, 1) if whole else None
+
+
+def render(campaigns: list[c.Campaign], figures: dict, names: dict[str, str]) -> str:
+    open_alerts = figures.get("open_alerts")
+    shown = sorted(campaigns, key=lambda x: (x.status != "active", x.name.lower()))
+    return render_to_string(
+        "wallboard/_panels.html",
+        {
+            "campaigns": [
+                {
+                    "name": x.name,
+                    "status": x.status,
+                    "dialed": x.dialed_contacts,
+                    "total": x.total_contacts,
+                    "progress_pct": percent(x.dialed_contacts, x.total_contacts),
+                    "connect_pct": percent(x.connected_calls, x.dialed_contacts),
+                    "booked": x.appointments_booked,
+                    "conversion_pct": percent(x.appointments_booked, x.connected_calls),
+                }
+                for x in shown[:CAMPAIGN_ROWS]
+            ],
+            "more": max(0, len(shown) - CAMPAIGN_ROWS),
+            "leaders": [
+                {**row, "name": names.get(row["agent_id"]) or "Unknown agent"}
+                for row in figures.get("qa_leaderboard") or []
+            ],
+            "alerts": None
+            if open_alerts is None
+            else {
+                "total": sum(open_alerts.values()),
+                "by_severity": [(s, open_alerts.get(s, 0)) for s in SEVERITIES],
+            },
+        },
+    )

@@ -1,0 +1,170 @@
+/* The wallboard's script, on top of live.js (timers, thresholds, clock, sorting by state).
+ *
+ * It rotates the link's panels, fits the agent grid to the screen, counts agents per
+ * state, covers the screen with "data stale since" when nothing fresh arrives, says why
+ * a link stopped working, and reloads the page when the server runs a new build.
+ */
+(function () {
+  "use strict";
+
+  const STALE_AFTER_S = 10;
+  const TILE_RATIO = 5;  // width / height of an agent tile: icon, name and timer on one line
+  const BIG_NUMBERS = ".kpi .value, .qrow strong, .wb-alerts-total";
+  const config = JSON.parse(document.getElementById("live-config").textContent);
+  const socketElt = document.querySelector("[ws-connect]");
+  const panels = [...document.querySelectorAll(".wb-panel")]
+    .filter((p) => config.panels.includes(p.dataset.panel));
+  const stateNames = {
+    available: "Available", ringing: "Ringing", on_call: "On call", wrap_up: "Wrap-up",
+    paused: "Paused", offline: "Offline", unknown: "Unknown",
+  };
+  let current = 0;
+  let lastMessageAt = Date.now();  // page load counts: a feed that never answers goes stale too
+  let finished = false;  // the link was closed, or a reload is under way: nothing more to show
+  let upstreamLostAt = null;  // while the dashboard is cut off from the service
+
+  function hhmmss(ms) {
+    return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  }
+
+  /* ---- Rotation ---- */
+  function show(index) {
+    current = index;
+    panels.forEach((panel, i) => { panel.hidden = i !== index; });
+    const panel = panels[index];
+    document.getElementById("wb-panel-title").textContent = panel ? panel.dataset.title : "";
+    document.getElementById("wb-dots").textContent =
+      panels.length > 1 ? panels.map((_, i) => (i === index ? "●" : "○")).join(" ") : "";
+    fitGrid(true);
+    fitNumbers();
+  }
+  if (panels.length > 1) {
+    setInterval(() => show((current + 1) % panels.length), Math.max(5, config.rotation_s) * 1000);
+  }
+
+  /* ---- The agent grid fills its panel: as many columns as make the tiles largest ---- */
+  let fittedCount = 0;
+  function fitGrid(resized) {
+    const section = document.querySelector('.wb-panel[data-panel="agents"]');
+    const grid = document.getElementById("agents");
+    if (!section || !grid || section.hidden) return;
+    const count = grid.childElementCount;
+    if (!count || (count === fittedCount && !resized)) return;  // sizes are read only when needed
+    fittedCount = count;
+    const area = section.querySelector(".wb-grid");
+    const width = area.clientWidth;
+    const height = area.clientHeight;
+    const gap = Math.max(2, Math.round(height / 250));
+    let best = { cols: 1, tile: 0 };
+    for (let cols = 1; cols <= count; cols += 1) {
+      const rows = Math.ceil(count / cols);
+      const tileW = (width - gap * (cols - 1)) / cols;
+      const tileH = (height - gap * (rows - 1)) / rows;
+      const tile = Math.min(tileH, tileW / TILE_RATIO);
+      if (tile > best.tile) best = { cols, tile };
+    }
+    const tile = Math.floor(best.tile);
+    section.style.setProperty("--cols", String(best.cols));
+    section.style.setProperty("--tile-h", `${tile}px`);
+    section.style.setProperty("--tile-gap", `${gap}px`);
+    section.style.setProperty("--tile-font", `${Math.max(8, Math.floor(tile * 0.4))}px`);
+  }
+
+  /* ---- A large number wider than its tile (an hour-long wait, say) shrinks to fit ---- */
+  function fitNumbers() {
+    const panel = panels[current];
+    if (!panel || panel.dataset.panel === "agents") return;
+    for (const elt of panel.querySelectorAll(BIG_NUMBERS)) {
+      if (elt.scrollWidth > elt.clientWidth && elt.clientWidth) {
+        const size = parseFloat(getComputedStyle(elt).fontSize);
+        elt.style.fontSize = `${Math.floor((size * elt.clientWidth) / elt.scrollWidth)}px`;
+      }
+    }
+  }
+
+  /* ---- Agents per state, beside the grid ---- */
+  function showLegend() {
+    const legend = document.getElementById("wb-legend");
+    if (!legend) return;
+    const counts = {};
+    for (const tile of document.querySelectorAll("#agents .agent")) {
+      counts[tile.dataset.state] = (counts[tile.dataset.state] || 0) + 1;
+    }
+    for (const state of Object.keys(stateNames)) {
+      let item = legend.querySelector(`[data-state="${state}"]`);
+      if (!counts[state] && !item) continue;
+      if (!item) {
+        item = document.createElement("li");
+        item.dataset.state = state;
+        legend.appendChild(item);
+      }
+      const text = `${counts[state] || 0} ${stateNames[state]}`;
+      if (item.textContent !== text) item.textContent = text;
+    }
+  }
+
+  /* ---- Never a frozen screen that looks live ---- */
+  function staleness() {
+    const now = Date.now();
+    if (now - lastMessageAt > STALE_AFTER_S * 1000) {
+      return { since: lastMessageAt, why: "No updates from the dashboard: reconnecting…" };
+    }
+    // Its state's `since` restarts with every reconnect attempt: keep the first one seen.
+    const upstream = document.getElementById("upstream");
+    if (!upstream || upstream.dataset.state === "connected") {
+      upstreamLostAt = null;
+    } else if (upstreamLostAt === null) {
+      upstreamLostAt = Math.min(now, Date.parse(upstream.dataset.since) || now);
+    }
+    if (upstreamLostAt !== null && now - upstreamLostAt > STALE_AFTER_S * 1000) {
+      return { since: upstreamLostAt, why: "The dashboard has lost the call-centre service: reconnecting…" };
+    }
+    return null;
+  }
+  function showStale() {
+    const overlay = document.getElementById("wb-stale");
+    const stale = finished ? null : staleness();
+    if (overlay.hidden !== !stale) overlay.hidden = !stale;
+    document.body.dataset.stale = stale ? "yes" : "no";
+    if (stale) {
+      document.getElementById("wb-stale-since").textContent = hhmmss(stale.since);
+      document.getElementById("wb-stale-why").textContent = stale.why;
+    }
+  }
+
+  /* ---- The socket ---- */
+  if (socketElt) {
+    socketElt.addEventListener("htmx:wsAfterMessage", () => {
+      lastMessageAt = Date.now();
+      const build = document.getElementById("build");
+      if (build && build.dataset.build !== config.build) {
+        if (!finished) location.reload();  // a new deploy: take its page and script, once
+        finished = true;
+        return;
+      }
+      showStale();
+    });
+    socketElt.addEventListener("htmx:wsClose", (e) => {
+      if (e.detail.event.code !== 4403) return;  // htmx reconnects by itself otherwise
+      finished = true;
+      const notice = document.getElementById("wallboard-closed");
+      if (notice.hidden) {  // closed without a reason sent first
+        notice.className = "wb-closed";
+        notice.hidden = false;
+        notice.innerHTML = "";
+        const title = document.createElement("h1");
+        title.textContent = "This wallboard link no longer works";
+        notice.appendChild(title);
+      }
+      showStale();
+    });
+  }
+
+  document.body.addEventListener("htmx:oobAfterSwap", (e) => {
+    if (e.target.id === "kpis" || e.target.id === "wb-alerts") fitNumbers();  // not per agent tile
+  });
+  window.addEventListener("resize", () => fitGrid(true));
+  show(0);
+  setInterval(() => { fitGrid(false); fitNumbers(); showLegend(); showStale(); }, 1000);
+  showLegend();
+})();

@@ -1,0 +1,149 @@
+"""The wallboard socket: the live feed plus the wallboard's panels for a valid link; a
+tampered, expired or revoked link is told so and closed with 4403 (htmx does not retry)."""
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.core.cache import cache
+from django.test import Client
+
+from config.asgi import application
+from dashboard.live.feed import LiveFeed
+from dashboard.live.state import LiveState
+from dashboard.upstream import contract as c
+from dashboard.wallboard.build import build_id
+from tests.live.test_socket_signin import socket_for
+from tests.wallboard.conftest import make_link, tampered
+
+pytestmark = pytest.mark.django_db(transaction=True)
+T0 = datetime.now(UTC)
+CAMPAIGN = c.Campaign("cmp-1", "Spring renewals", "active", "predictive", 200, 50, 20, 5, T0)
+
+
+def agent(agent_id, status="available", name=None):
+    return c.Agent(agent_id, name or f"Agent {agent_id}", "Sales", status, T0, None)
+
+
+@pytest.fixture
+async def feed():
+    await sync_to_async(cache.clear)()
+    f = LiveFeed(LiveState(UTC), tick=0.1, heartbeat=60)
+    f.snapshot([agent("a1"), agent("a2", name="Ada Lovelace")], [])
+    f.status("connected")
+    stop = asyncio.Event()
+    task = asyncio.create_task(f.run(stop))
+    await asyncio.sleep(0.2)  # the first push writes the whole view to the cache
+    yield f
+    stop.set()
+    await task
+
+
+def wallboard_socket(token):
+    headers = [(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000")]
+    return WebsocketCommunicator(application, f"/ws/wallboard/{token}/", headers=headers)
+
+
+async def open_board(link):
+    ws = wallboard_socket(link.token)
+    connected, _ = await ws.connect()
+    assert connected
+    build = await ws.receive_from(timeout=2)
+    assert f'data-build="{build_id()}"' in build
+    view = await ws.receive_from(timeout=2)
+    assert '<div id="agents" class="agents">' in view
+    panels = await ws.receive_from(timeout=2)
+    assert 'id="wb-campaigns"' in panels and 'id="wb-alerts"' in panels
+    return ws
+
+
+async def closed_with(ws, reason):
+    notice = await ws.receive_from(timeout=5)
+    assert f'data-reason="{reason}"' in notice
+    assert await ws.receive_output(timeout=5) == {"type": "websocket.close", "code": 4403}
+
+
+async def test_it_sends_a_valid_link_the_build_the_view_and_its_panels(feed):
+    link = await sync_to_async(make_link)()
+    ws = await open_board(link)
+    feed.event(c.Event("agent.status", "org", 1, T0, c.AgentChanged(agent("a1", "paused"))))
+    change = await ws.receive_from(timeout=2)
+    assert 'id="agent-a1"' in change and 'data-state="paused"' in change
+    assert await ws.receive_nothing(timeout=0.3)  # the panels did not change: not resent
+    await ws.disconnect()
+
+
+async def test_it_fans_out_campaigns_and_figures_to_wallboards_only(feed, bob):
+    link = await sync_to_async(make_link)()
+    board = await open_board(link)
+    live = await socket_for(bob)
+    assert (await live.connect())[0]
+    await live.receive_from(timeout=2)
+    feed.campaigns([CAMPAIGN])
+    feed.set_figures(
+        {
+            "qa_leaderboard": [{"agent_id": "a2", "scored": 3, "avg_pct": 91.5, "pass_pct": 100}],
+            "open_alerts": {"critical": 2, "info": 1},
+        }
+    )
+    frames = [await board.receive_from(timeout=2) for _ in range(2)]
+    panels = next(f for f in frames if 'id="wb-campaigns"' in f)
+    assert "Spring renewals" in panels and 'value="25.0"' in panels  # 50 of 200 dialled
+    assert "40%" in panels and "25%" in panels  # connected ÷ dialled, booked ÷ connected
+    assert "Ada Lovelace" in panels and "91.5%" in panels
+    assert '<p class="wb-alerts-total num">3</p>' in panels
+    pushed = await live.receive_from(timeout=2)  # the supervisor gets the KPIs, not the panels
+    assert 'id="kpis"' in pushed and "wb-campaigns" not in pushed
+    await board.disconnect()
+    await live.disconnect()
+
+
+async def test_it_resends_the_whole_board_after_a_dropped_push(feed):
+    link = await sync_to_async(make_link)()
+    ws = await open_board(link)
+    feed.version += 1  # as if a push had been dropped on the way to this socket
+    feed.event(c.Event("agent.status", "org", 1, T0, c.AgentChanged(agent("a2", "paused"))))
+    view = await ws.receive_from(timeout=2)
+    assert '<div id="agents" class="agents">' in view and 'data-state="paused"' in view
+    assert 'id="wb-campaigns"' in await ws.receive_from(timeout=2)
+    await ws.disconnect()
+
+
+async def test_it_closes_a_tampered_token_with_4403(feed):
+    link = await sync_to_async(make_link)()
+    for token in (tampered(link.token), "not-a-token"):
+        ws = wallboard_socket(token)
+        assert (await ws.connect())[0]
+        await closed_with(ws, "invalid")
+
+
+async def test_it_closes_an_expired_or_revoked_link_at_connect(feed):
+    expired = await sync_to_async(make_link)(expires_in=timedelta(seconds=-1))
+    revoked = await sync_to_async(make_link)(revoked=True)
+    for link, reason in ((expired, "expired"), (revoked, "revoked")):
+        ws = wallboard_socket(link.token)
+        assert (await ws.connect())[0]
+        await closed_with(ws, reason)
+
+
+async def test_it_closes_open_sockets_when_a_manager_revokes_the_link(feed, alice):
+    link = await sync_to_async(make_link)()
+    other = await sync_to_async(make_link)("Other TV")
+    screens = [await open_board(link), await open_board(link)]
+    bystander = await open_board(other)
+    client = Client()
+    await sync_to_async(client.force_login)(alice)
+    response = await sync_to_async(client.post)(f"/wallboards/{link.pk}/revoke/")
+    assert response.status_code == 302
+    for ws in screens:
+        await closed_with(ws, "revoked")
+    assert await bystander.receive_nothing(timeout=0.5)  # another link's screen stays on
+    await bystander.disconnect()
+
+
+async def test_it_closes_an_open_socket_when_its_link_expires(feed):
+    link = await sync_to_async(make_link)(expires_in=timedelta(seconds=2))
+    ws = await open_board(link)
+    await closed_with(ws, "expired")
