@@ -11,6 +11,7 @@ from django.core.cache import cache
 from django.template.loader import render_to_string
 
 from dashboard.accounts.roles import RANK, WALLBOARD, user_role
+from dashboard.reports.publish import FLOOR_CHARTS
 
 from . import fanout
 from .feed import GROUP, SNAPSHOT_KEY, STATUS_GROUP, STATUS_KEY
@@ -70,7 +71,7 @@ class LiveConsumer(PushConsumer):
     full), so the browser gets the whole current view again instead."""
 
     group = GROUP
-    also = ()  # the live pushes carry the upstream status themselves
+    also = (FLOOR_CHARTS,)  # the live pushes carry the upstream status themselves
     version = 0
 
     async def send_snapshot(self):

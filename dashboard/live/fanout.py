@@ -28,7 +28,7 @@ class Relay:
         self.loop = asyncio.get_running_loop()
         self.members: set = set()
         self.channel = ""
-        self.task: asyncio.Future | None = None
+        self.tasks: list[asyncio.Task] = []
         self.started = False
         self.joined = asyncio.Event()
 
@@ -45,13 +45,15 @@ class Relay:
             except Exception:  # the layer's trouble (Redis away): wait, then try again
                 log.exception("joining group %s failed; retrying", self.group)
                 await asyncio.sleep(1)
-        self.task = asyncio.ensure_future(asyncio.gather(self.relay(), self.rejoin()))
+        self.tasks = [asyncio.ensure_future(self.relay()), asyncio.ensure_future(self.rejoin())]
         self.joined.set()
 
     async def stop(self):
-        if self.task:
-            self.task.cancel()
-            self.task, self.started, self.joined = None, False, asyncio.Event()
+        if self.tasks:
+            tasks, self.tasks, self.started, self.joined = self.tasks, [], False, asyncio.Event()
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
             await self.layer.group_discard(self.group, self.channel)
 
     async def relay(self):

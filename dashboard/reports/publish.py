@@ -6,13 +6,13 @@ from datetime import UTC, datetime
 
 from django.template.loader import render_to_string
 
-from dashboard.live.feed import GROUP as LIVE
 from dashboard.quality.metrics import start_of_today
 from dashboard.quality.publish import publish_qa, send
 
 from .metrics import floor_charts
 
 CAMPAIGNS = "campaigns"
+FLOOR_CHARTS = "floor-charts"  # the live view's charts; wallboards do not show them
 
 
 def campaign_group(campaign_id: str) -> str:
@@ -22,7 +22,7 @@ def campaign_group(campaign_id: str) -> str:
 
 def floor_changed():
     charts = floor_charts(start_of_today(), datetime.now(UTC))
-    send(LIVE, render_to_string("reports/_chart_data.html", {"charts": charts}))
+    send(FLOOR_CHARTS, render_to_string("reports/_chart_data.html", {"charts": charts}))
 
 
 def summaries_changed():

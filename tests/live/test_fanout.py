@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def push(version, html):
-    return {"type": "live.push", "version": version, "prev": version - 1, "html": html}
+    return {"type": "live.push", "version": version, "prev": version - 1, "html": html, "board": ""}
 
 
 async def open_sockets(user, n):
