@@ -75,6 +75,7 @@ class LiveSocket:
                 additional_headers={"Cookie": f"sessionid={client.cookies['sessionid']}"},
                 open_timeout=10,
                 max_size=None,
+                max_queue=None,  # keep reading while the test is busy elsewhere
             )
         )
         self.messages: list[str] = []
