@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from dashboard.accounts.roles import MANAGER, RANK, SUPERVISOR, WALLBOARD
 from dashboard.quality.models import CoachingAlert
-from tests.live.test_socket_signin import communicator, session_cookie_for
+from tests.live.test_socket_signin import closed_with, communicator, session_cookie_for
 from tests.reliability.routes import PUBLIC, SIGNED_IN, pages, routes, sockets
 from tests.servers import ROOT
 
@@ -88,12 +88,11 @@ def test_the_coaching_actions_refuse_roles_below_manager_and_signed_out_people(c
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(("path", "role"), sockets())
 async def test_every_socket_refuses_signed_out_people_and_roles_below_its_own(path, role, people):
-    ws = communicator(path=path)
-    assert await ws.connect() == (False, 4401)
+    assert await closed_with(communicator(path=path)) == 4401
     for person in below(role):
         cookie = await sync_to_async(session_cookie_for)(people[person])
-        ws = communicator(cookie, path=path)
-        assert await ws.connect() == (False, 4401 if person is None else 4403), person
+        code = await closed_with(communicator(cookie, path=path))
+        assert code == (4401 if person is None else 4403), person
     cookie = await sync_to_async(session_cookie_for)(people[role])
     ws = communicator(cookie, path=path)
     assert (await ws.connect())[0] is True
