@@ -83,7 +83,9 @@ def new_alert_rows(socket, quiet=3.0):
     with suppress(TimeoutError):
         while True:
             socket.receive(timeout=quiet)
-    return re.findall(r'<tr id="alert-(\d+)"[^>]*hx-swap-oob="afterbegin', "".join(socket.messages))
+    return re.findall(
+        r'hx-swap-oob="afterbegin:#alerts-body"><tr id="alert-(\d+)"', "".join(socket.messages)
+    )
 
 
 def counts(db):
