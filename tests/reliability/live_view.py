@@ -6,7 +6,6 @@ from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from tests.upstream.helpers import truth
@@ -97,12 +96,6 @@ class LiveSocket:
                 raise AssertionError(f"the live view never satisfied the check: {view.upstream}")
             with suppress(TimeoutError):
                 self.receive(timeout=left)
-
-    def is_open(self) -> bool:
-        try:
-            return self.ws.ping().wait(5)
-        except ConnectionClosed:
-            return False
 
     def close(self):
         self._stack.close()
