@@ -3,6 +3,8 @@
 from functools import wraps
 
 from django.contrib.admin import AdminSite
+from django.contrib.admin.exceptions import DisallowedModelAdminToField
+from django.contrib.admin.options import TO_FIELD_VAR
 from django.core.exceptions import PermissionDenied
 
 from .roles import MANAGER, has_role
@@ -21,6 +23,9 @@ class ManagerAdminSite(AdminSite):
         def guarded(request, *args, **kwargs):
             if request.user.is_authenticated and not self.has_permission(request):
                 raise PermissionDenied(REFUSAL)
+            if "" in (request.GET.get(TO_FIELD_VAR), request.POST.get(TO_FIELD_VAR)):
+                # Django's admin skips its check of an empty _to_field, then fails on it (500).
+                raise DisallowedModelAdminToField("_to_field must name a field")
             return view(request, *args, **kwargs)
 
         return guarded

@@ -38,6 +38,9 @@ class PushConsumer(AsyncWebsocketConsumer):
     async def connect(self):
         role = await database_sync_to_async(user_role)(self.scope.get("user"))
         if role is None or RANK[role] < RANK[self.minimum_role]:
+            # Accept, then close with the reason: a refused handshake reaches the browser as
+            # 1006, which htmx retries for ever instead of showing "signed out".
+            await self.accept()
             await self.close(code=CLOSE_SIGNED_OUT if role is None else CLOSE_FORBIDDEN)
             return
         await self.accept()

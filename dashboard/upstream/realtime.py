@@ -72,6 +72,7 @@ class Bridge:
         self.max_backoff = max_backoff
         self.config_backoff = config_backoff
         self.joined = False
+        self.live = False  # this session was joined and loaded
         self.last_seq: int | None = None
         self.counters = {
             "events": 0,
@@ -98,9 +99,9 @@ class Bridge:
         delay = 0.5
         while not stop.is_set():
             wait = None
+            self.live = False
             try:
                 await self._follow(stop)
-                delay = 0.5  # a session that ended normally: retry soon
             except (ConfigError, AuthError) as exc:
                 permanent = isinstance(exc, ConfigError) or exc.permanent
                 self.sink.status("config_error" if permanent else "disconnected", str(exc))
@@ -109,6 +110,8 @@ class Bridge:
                 log.warning("realtime session ended: %s: %s", type(exc).__name__, exc)
                 self.sink.status("disconnected", f"{type(exc).__name__}: {exc}")
             self.joined = False
+            if self.live:  # the session got through: a new outage backs off from the start
+                delay = 0.5
             wait = wait or random.uniform(delay / 2, delay)
             delay = min(delay * 2, self.max_backoff)
             await pause(stop, wait)
@@ -154,6 +157,7 @@ class Bridge:
             self.joined = True
             self.last_seq = None
             await self._resync()
+            self.live = True
             self.sink.status("connected", "")
             stop_wait = asyncio.ensure_future(stop.wait())
             end_wait = asyncio.ensure_future(ended.wait())

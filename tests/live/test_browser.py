@@ -68,6 +68,8 @@ def test_it_says_upstream_disconnected_when_the_service_drops_and_recovers(floor
     assert "Upstream disconnected" in page.inner_text("#conn")
     screenshot(page, "live-4-upstream-disconnected")
     page.wait_for_selector("#conn[data-state=live]", timeout=20000)
+    assert "Live" in page.inner_text("#conn")
+    screenshot(page, "live-4b-upstream-reconnected")
 
 
 def test_it_shows_a_hostile_agent_name_as_text(floor, page):

@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from dashboard.quality.models import CoachingAction, CoachingAlert, ComplianceResult, Scorecard
 from dashboard.quality.publish import publish_alert
-from tests.live.test_socket_signin import socket_for
+from tests.live.test_socket_signin import closed_with, socket_for
 
 
 def make_alert(severity="critical", kind="long_hold", agent="ag-1", n=1):
@@ -116,4 +116,4 @@ async def test_a_new_alert_reaches_a_managers_open_page(alice):
 @pytest.mark.django_db(transaction=True)
 async def test_the_coaching_socket_refuses_a_supervisor(bob):
     ws = await socket_for(bob, "/ws/coaching/")
-    assert await ws.connect() == (False, 4403)
+    assert await closed_with(ws) == 4403

@@ -1,0 +1,84 @@
+"""Every page and socket the URL conf has, as concrete paths, so a new one is covered by the
+access, header and bad-input tests without being listed anywhere."""
+
+import re
+from dataclasses import dataclass
+
+from django.urls import URLResolver, get_resolver
+
+from config.asgi import application  # noqa: F401  (loads the websocket routing)
+from dashboard.accounts.roles import MANAGER
+from dashboard.live.routing import websocket_urlpatterns as live_sockets
+from dashboard.quality.routing import websocket_urlpatterns as quality_sockets
+
+SAMPLES = {  # a value for each path parameter the URL conf uses
+    "pk": "1",
+    "object_id": "1",
+    "content_type_id": "1",
+    "id": "1",
+    "action": "acknowledge",
+    "uidb64": "MQ",
+    "token": "set-password",
+    "app_label": "live",
+    "url": "nowhere/",
+}
+# Pages anyone may reach (the webhook receiver authenticates by signature, the rest are
+# sign-in and health), and account pages any signed-in person may use.
+PUBLIC = {
+    "/healthz",
+    "/readyz",
+    "/accounts/login/",
+    "/accounts/logout/",
+    "/accounts/password_reset/",
+    "/accounts/password_reset/done/",
+    "/accounts/reset/MQ/set-password/",
+    "/accounts/reset/done/",
+    "/webhooks/service/",
+}
+SIGNED_IN = {"/accounts/password_change/", "/accounts/password_change/done/"}
+
+
+@dataclass
+class Route:
+    path: str
+    view: object
+
+    @property
+    def role(self):
+        """The least role the page needs; the admin needs the Manager role throughout."""
+        if self.path.startswith("/admin/"):
+            return MANAGER
+        return getattr(self.view, "minimum_role", None)
+
+    @property
+    def post_only(self):
+        return self.path.startswith("/coaching/1/")
+
+
+def concrete(route: str) -> str:
+    route = re.sub(r"\(\?P<(\w+)>[^)]*\)", lambda m: SAMPLES[m[1]], route)
+    route = re.sub(r"<(?:\w+:)?(\w+)>", lambda m: SAMPLES[m[1]], route)
+    return "/" + route.replace("^", "").replace("$", "")
+
+
+def routes(patterns=None, prefix="") -> list[Route]:
+    found = []
+    for p in get_resolver().url_patterns if patterns is None else patterns:
+        if isinstance(p, URLResolver):
+            found += routes(p.url_patterns, prefix + str(p.pattern))
+        else:
+            found.append(Route(concrete(prefix + str(p.pattern)), p.callback))
+    return found
+
+
+def pages() -> list[Route]:
+    """What a browser can GET."""
+    return [r for r in routes() if not r.post_only and r.path != "/webhooks/service/"]
+
+
+def sockets() -> list[tuple[str, str]]:
+    """(path, least role) of every websocket."""
+    return [
+        ("/" + str(p.pattern), p.callback.consumer_class.minimum_role)
+        for p in live_sockets + quality_sockets
+    ]

@@ -1,0 +1,135 @@
+"""The webhook receiver of a real dashboard process flooded with 1,000 signed deliveries in
+10 s, a fifth of them repeats (the service's retries): every distinct delivery is stored
+and processed exactly once, each repeat is answered "already received", nothing is lost,
+and the process is still up."""
+
+import asyncio
+import json
+import random
+import re
+import sqlite3
+import time
+from contextlib import suppress
+
+import httpx
+import pytest
+
+from dashboard.upstream.webhooks import signature
+from tests.reliability.live_view import LiveSocket
+from tests.servers import start_dashboard
+
+SECRET = "e2e-webhook-secret"  # what start_dashboard configures
+DISTINCT, REPEATS, SECONDS = 800, 200, 10.0
+
+
+def data_for(event, i):
+    return {
+        "coaching_alert": {
+            "alert_id": f"al-{i}",
+            "agent_id": f"ag-{i % 40}",
+            "kind": "long_hold",
+            "severity": "critical",
+            "message": f"Held {i} s",
+        },
+        "call_completed": {"call_id": f"k-{i}", "outcome": "sale", "duration_s": i},
+        "qa_scored": {"scorecard_id": f"s-{i}", "score": i % 100, "max_score": 100, "passed": True},
+        "compliance_checked": {"check_id": f"h-{i}", "rule": "dnc_check", "passed": i % 2 == 0},
+    }[event]
+
+
+def deliveries():
+    """(event, body) for DISTINCT deliveries, then REPEATS of them byte for byte, shuffled
+    so a repeat may arrive right after or long after its first copy."""
+    events = ["coaching_alert", "call_completed", "qa_scored", "compliance_checked"]
+    distinct = []
+    for i in range(DISTINCT):
+        event = events[i % len(events)]
+        body = {
+            "id": f"flood-{i}",
+            "event": event,
+            "organization_id": "org",
+            "created_at": "2026-11-23T09:00:00Z",
+            "data": data_for(event, i),
+        }
+        distinct.append((event, json.dumps(body).encode()))
+    rng = random.Random(5)
+    flood = distinct + rng.choices(distinct, k=REPEATS)
+    rng.shuffle(flood)
+    return flood
+
+
+async def send_all(url, flood):
+    """Each delivery at its slot of an even 10 s schedule, without waiting for answers."""
+    async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=50)) as client:
+
+        async def one(n, event, body):
+            await asyncio.sleep(n * SECONDS / len(flood))
+            r = await client.post(
+                url,
+                content=body,
+                headers={
+                    "Content-Type": "application/json",
+                    "X-Webhook-Event": event,
+                    "X-Webhook-Signature": signature(SECRET, body),
+                },
+            )
+            return r.status_code
+
+        return await asyncio.gather(*(one(n, e, b) for n, (e, b) in enumerate(flood)))
+
+
+def new_alert_rows(socket, quiet=3.0):
+    """Ids of the rows a manager's open coaching page was sent as new, until it goes quiet."""
+    with suppress(TimeoutError):
+        while True:
+            socket.receive(timeout=quiet)
+    return re.findall(
+        r'hx-swap-oob="afterbegin:#alerts-body"><tr id="alert-(\d+)"', "".join(socket.messages)
+    )
+
+
+def counts(db):
+    with sqlite3.connect(db) as conn:
+        one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+        return {
+            "deliveries": one("select count(*) from quality_delivery"),
+            "processed": one("select count(*) from quality_delivery where status = 'processed'"),
+            "alerts": one("select count(*) from quality_coachingalert"),
+            "calls": one("select count(*) from quality_completedcall"),
+            "scorecards": one("select count(*) from quality_scorecard"),
+            "checks": one("select count(*) from quality_complianceresult"),
+        }
+
+
+@pytest.mark.timeout(180)
+def test_a_flood_with_repeats_is_stored_and_processed_once_each(simulator, tmp_path):
+    simulator.control("pause")
+    server = start_dashboard(simulator, tmp_path)
+    try:
+        manager = server.signed_in_client(server.add_user("mia", "manager"))
+        coaching = LiveSocket(server, manager, path="/ws/coaching/")
+        flood = deliveries()
+        answers = asyncio.run(send_all(f"{server.url}/webhooks/service/", flood))
+        assert answers.count(202) == DISTINCT  # stored, once per delivery id
+        assert answers.count(200) == REPEATS  # "already received"
+        db = tmp_path / "dashboard.sqlite3"
+        expected = {
+            "deliveries": DISTINCT,
+            "processed": DISTINCT,
+            "alerts": DISTINCT // 4,
+            "calls": DISTINCT // 4,
+            "scorecards": DISTINCT // 4,
+            "checks": DISTINCT // 4,
+        }
+        deadline = time.monotonic() + 60
+        while (seen := counts(db)) != expected and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert seen == expected
+        pushed = new_alert_rows(coaching)
+        coaching.close()
+        assert len(pushed) == len(set(pushed)) == DISTINCT // 4  # each new alert shown once
+        assert server.process.poll() is None
+        assert httpx.get(f"{server.url}/healthz", timeout=10).status_code == 200
+        assert "Traceback" not in server.log() and SECRET not in server.log()
+    finally:
+        server.stop()
