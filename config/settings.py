@@ -198,17 +198,20 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "filters": {"kiosk_tokens": {"()": "dashboard.wallboard.logs.RedactKioskTokens"}},
+    "filters": {
+        "kiosk_tokens": {"()": "dashboard.logs.RedactKioskTokens"},
+        "calm_refusals": {"()": "dashboard.logs.CalmRefusals"},
+    },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": "plain",
-            "filters": ["kiosk_tokens"],
+            "filters": ["kiosk_tokens", "calm_refusals"],
         }
     },
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
     "loggers": {
-        "django.request": {"filters": ["kiosk_tokens"]},
+        "django.request": {"filters": ["kiosk_tokens", "calm_refusals"]},
         "django.channels.server": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
         "daphne": {"level": "WARNING"},

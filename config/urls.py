@@ -1,14 +1,28 @@
 from django.contrib import admin
+from django.contrib.auth import views as auth
 from django.urls import include, path
 
 from dashboard import health
 from dashboard.live import views as live_views
 
+# Not all of django.contrib.auth.urls: people are added by a manager (`adduser`, the
+# admin) and there is no mail to reset a password by.
+accounts = [
+    path("login/", auth.LoginView.as_view(), name="login"),
+    path("logout/", auth.LogoutView.as_view(), name="logout"),
+    path("password_change/", auth.PasswordChangeView.as_view(), name="password_change"),
+    path(
+        "password_change/done/",
+        auth.PasswordChangeDoneView.as_view(),
+        name="password_change_done",
+    ),
+]
+
 urlpatterns = [
     path("", live_views.home, name="home"),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
-    path("accounts/", include("django.contrib.auth.urls")),
+    path("accounts/", include(accounts)),
     path("admin/", admin.site.urls),
     path("", include("dashboard.quality.urls")),
     path("", include("dashboard.reports.urls")),

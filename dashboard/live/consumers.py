@@ -18,7 +18,6 @@ from .feed import GROUP, SNAPSHOT_KEY, STATUS_GROUP, STATUS_KEY
 
 CLOSE_SIGNED_OUT = 4401  # htmx's websocket extension does not retry 4xxx codes
 CLOSE_FORBIDDEN = 4403
-CLOSE_RESTARTING = 1012  # it does retry this one
 WAITING = (
     '<div id="upstream" hidden data-state="connecting" data-since="">waiting for the feed</div>'
 )
@@ -63,9 +62,6 @@ class PushConsumer(AsyncWebsocketConsumer):
 
     async def push_html(self, event):
         await self.send(text_data=event["html"])
-
-    async def server_restarting(self, event):
-        await self.close(code=CLOSE_RESTARTING)
 
 
 class LiveConsumer(PushConsumer):

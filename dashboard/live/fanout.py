@@ -17,7 +17,7 @@ from channels.consumer import get_handler_name
 
 log = logging.getLogger("dashboard.live.fanout")
 REJOIN_S = 3600
-CLOSE_RESTARTING = 1012  # as consumers.py's: htmx's websocket extension retries it
+CLOSE_RESTARTING = 1012  # htmx's websocket extension retries it (4xxx it does not)
 
 _relays: dict[str, "Relay"] = {}
 
@@ -104,3 +104,13 @@ async def leave(consumer, group: str):
         relay.members.discard(consumer)
         if not relay.members:
             await relay.stop()
+
+
+async def close_all():
+    """Close this process's sockets with 1012 (a restart: htmx reconnects, to another
+    worker if need be). Not a group message: with Redis that would reach every worker's."""
+    for relay in list(_relays.values()):
+        if relay.loop is asyncio.get_running_loop():
+            for consumer in list(relay.members):
+                with contextlib.suppress(Exception):
+                    await consumer.close(code=CLOSE_RESTARTING)

@@ -8,6 +8,7 @@ leader runs the processor, and a leader that loses its lease stops between two d
 """
 
 import asyncio
+import contextlib
 import json
 import logging
 
@@ -41,7 +42,9 @@ def notify():
     """A delivery was stored (in a view's thread): wake this process's processor, if any."""
     if _processor is not None:
         loop, wakeup = _processor
-        loop.call_soon_threadsafe(wakeup.set)
+        # Only a nudge (the sweep finds the row anyway): never a failed delivery for it.
+        with contextlib.suppress(RuntimeError):  # its loop has closed
+            loop.call_soon_threadsafe(wakeup.set)
 
 
 def process_pending(stop: asyncio.Event | None = None) -> int:
@@ -161,20 +164,24 @@ async def run_processor(stop: asyncio.Event, on_figures=None):
     any process) and the day's rollover change them without a delivery."""
     global _processor
     wakeup = asyncio.Event()
-    _processor = (asyncio.get_running_loop(), wakeup)
+    _processor = mine = (asyncio.get_running_loop(), wakeup)
     watcher = asyncio.ensure_future(stop.wait())
     watcher.add_done_callback(lambda _: wakeup.set())
-    recover = True  # at start: what a dead process had claimed
-    while not stop.is_set():
-        try:
-            if recover:
-                await sync_to_async(recover_interrupted)()
-                recover = False
-            await sync_to_async(process_pending)(stop)
-            if on_figures:
-                on_figures(await sync_to_async(today_figures)())
-        except Exception:
-            log.exception("webhook processing pass failed; retrying")
-            recover = True  # rows this pass had claimed go back in the queue
-        wakeup.clear()
-        await pause(wakeup, SWEEP_S)
+    try:
+        recover = True  # at start: what a dead process had claimed
+        while not stop.is_set():
+            try:
+                if recover:
+                    await sync_to_async(recover_interrupted)()
+                    recover = False
+                await sync_to_async(process_pending)(stop)
+                if on_figures:
+                    on_figures(await sync_to_async(today_figures)())
+            except Exception:
+                log.exception("webhook processing pass failed; retrying")
+                recover = True  # rows this pass had claimed go back in the queue
+            wakeup.clear()
+            await pause(wakeup, SWEEP_S)
+    finally:
+        if _processor is mine:
+            _processor = None

@@ -112,10 +112,15 @@ async def test_it_ignores_whatever_a_browser_sends(feed, carol):
     await ws.disconnect()
 
 
-async def test_it_closes_browsers_with_1012_when_the_server_restarts(feed, bob):
-    from channels.layers import get_channel_layer
+async def test_it_closes_browsers_with_1012_when_the_server_restarts(feed, alice):
+    from dashboard.live import fanout
+    from tests.live.test_socket_signin import socket_for
 
-    ws = await connect(bob)
-    await ws.receive_from(timeout=2)
-    await get_channel_layer().group_send("live", {"type": "server.restarting"})
-    assert await ws.receive_output(timeout=2) == {"type": "websocket.close", "code": 1012}
+    live = await connect(alice)
+    await live.receive_from(timeout=2)
+    coaching = await socket_for(alice, "/ws/coaching/")
+    assert (await coaching.connect())[0]
+    assert 'id="upstream"' in await coaching.receive_from(timeout=2)
+    await fanout.close_all()
+    for ws in (live, coaching):
+        assert await ws.receive_output(timeout=2) == {"type": "websocket.close", "code": 1012}

@@ -180,6 +180,23 @@ async def test_nothing_is_lost_between_store_and_process(client):
     assert figures and figures[-1]["open_critical"] == 3
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_delivery_is_taken_after_the_processor_and_its_loop_have_gone(client):
+    """A stopped processor (a bridge that lost its lease; here one whose loop then closed)
+    must not turn the receiver's wake-up nudge into a failed delivery."""
+
+    async def run_briefly():
+        stop = asyncio.Event()
+        task = asyncio.create_task(processing.run_processor(stop))
+        await asyncio.sleep(0.2)
+        stop.set()
+        await asyncio.wait_for(task, 5)
+
+    asyncio.run(run_briefly())
+    assert post(client, delivery()).status_code == 202
+    assert processing.process_pending() == 1
+
+
 @settings(
     max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

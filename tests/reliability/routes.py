@@ -10,6 +10,7 @@ from config.asgi import application  # noqa: F401  (loads the websocket routing)
 from dashboard.accounts.roles import MANAGER
 from dashboard.live.routing import websocket_urlpatterns as live_sockets
 from dashboard.quality.routing import websocket_urlpatterns as quality_sockets
+from dashboard.reports.routing import websocket_urlpatterns as reports_sockets
 
 SAMPLES = {  # a value for each path parameter the URL conf uses
     "pk": "1",
@@ -17,24 +18,24 @@ SAMPLES = {  # a value for each path parameter the URL conf uses
     "content_type_id": "1",
     "id": "1",
     "action": "acknowledge",
-    "uidb64": "MQ",
-    "token": "set-password",
+    "campaign_id": "cmp-1",
+    "token": "not-a-kiosk-token",
     "app_label": "live",
     "url": "nowhere/",
 }
-# Pages anyone may reach (the webhook receiver authenticates by signature, the rest are
-# sign-in and health), and account pages any signed-in person may use.
+# Pages anyone may reach (the webhook receiver authenticates by signature, a wallboard by
+# the kiosk token in its path, the rest are sign-in and health), and account pages any
+# signed-in person may use.
+KIOSK = "/wallboard/not-a-kiosk-token/"
 PUBLIC = {
     "/healthz",
     "/readyz",
     "/accounts/login/",
     "/accounts/logout/",
-    "/accounts/password_reset/",
-    "/accounts/password_reset/done/",
-    "/accounts/reset/MQ/set-password/",
-    "/accounts/reset/done/",
     "/webhooks/service/",
+    KIOSK,
 }
+POST_ONLY = ("/coaching/1/", "/wallboards/1/revoke/")  # actions: a GET is refused with 405
 SIGNED_IN = {"/accounts/password_change/", "/accounts/password_change/done/"}
 
 
@@ -52,7 +53,7 @@ class Route:
 
     @property
     def post_only(self):
-        return self.path.startswith("/coaching/1/")
+        return self.path.startswith(POST_ONLY)
 
 
 def concrete(route: str) -> str:
@@ -77,8 +78,8 @@ def pages() -> list[Route]:
 
 
 def sockets() -> list[tuple[str, str]]:
-    """(path, least role) of every websocket."""
+    """(path, least role) of every signed-in websocket (a wallboard's: tests/wallboard)."""
     return [
-        ("/" + str(p.pattern), p.callback.consumer_class.minimum_role)
-        for p in live_sockets + quality_sockets
+        (concrete(str(p.pattern)), p.callback.consumer_class.minimum_role)
+        for p in live_sockets + quality_sockets + reports_sockets
     ]

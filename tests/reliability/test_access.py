@@ -18,6 +18,7 @@ from dashboard.quality.models import CoachingAlert
 from tests.live.test_socket_signin import closed_with, communicator, session_cookie_for
 from tests.reliability.routes import PUBLIC, SIGNED_IN, pages, routes, sockets
 from tests.servers import ROOT
+from tests.wallboard.conftest import make_link
 
 pytestmark = pytest.mark.django_db
 LOGIN_PAGES = ("/accounts/login/?next=", "/admin/login/?next=")
@@ -211,3 +212,23 @@ def test_production_settings_refuse_to_start_without_a_secret_key(tmp_path):
         [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True
     )
     assert r.returncode != 0 and "SECRET_KEY" in r.stderr
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_kiosk_link_opens_its_wallboard_and_nothing_else():
+    """The token is the whole credential: it makes no session, so every other page and
+    socket treats its holder as signed out, and it revokes nothing."""
+    link = await sync_to_async(make_link)()
+    kiosk = Client()
+    assert (await sync_to_async(kiosk.get)(f"/wallboard/{link.token}/")).status_code == 200
+    for page in pages():
+        if page.path not in PUBLIC | {"/admin/login/"}:
+            r = await sync_to_async(kiosk.get)(page.path, follow=True)
+            assert r.request["PATH_INFO"] in ("/accounts/login/", "/admin/login/"), page.path
+    r = await sync_to_async(kiosk.post)(f"/wallboards/{link.pk}/revoke/")
+    assert r.status_code == 302 and r["Location"].startswith(LOGIN_PAGES)
+    cookie = "; ".join(f"{k}={m.value}" for k, m in kiosk.cookies.items()).encode()
+    for path, _role in sockets():
+        assert await closed_with(communicator(cookie, path=path)) == 4401, path
+    await sync_to_async(link.refresh_from_db)()
+    assert link.revoked_at is None

@@ -14,15 +14,14 @@ import subprocess
 import sys
 import threading
 
-from channels.layers import get_channel_layer
 from daphne.server import Server  # installs the asyncio Twisted reactor: import it first
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from twisted.internet import defer, reactor
 
 from config.asgi import application
+from dashboard.live import fanout
 from dashboard.live.bridge_task import BridgeTask
-from dashboard.live.feed import GROUP
 
 log = logging.getLogger("dashboard.serve")
 SIMULATOR_READY = "simulator ready"
@@ -64,7 +63,7 @@ class Command(BaseCommand):
 
         async def stop_all():
             # Browsers' sockets close with 1012, which htmx retries: they come back by themselves.
-            await get_channel_layer().group_send(GROUP, {"type": "server.restarting"})
+            await fanout.close_all()
             await asyncio.sleep(0.2)
             await bridge.stop()
 

@@ -1,5 +1,6 @@
-"""A logging filter that keeps kiosk tokens out of every log line.
+"""Logging filters: kiosk tokens kept out of every line, and expected refusals told calmly.
 
+Kiosk tokens:
 Django logs the path of each 4xx/5xx answer on `django.request` ("Not Found: /wallboard/
 <token>/"), and other libraries may log a path too; a token in a log is a working link in
 the hands of whoever reads the logs. Installed on the console handler and on
@@ -25,4 +26,19 @@ class RedactKioskTokens(logging.Filter):
         clean = redact(message)
         if clean != message:
             record.msg, record.args = clean, ()
+        return True
+
+
+class CalmRefusals(logging.Filter):
+    """A refusal (any 4xx: a page above someone's role, a foreign Host header) is the
+    product working: one WARNING line, not a traceback at ERROR. /readyz's 503 is its answer
+    to a probe that load balancers repeat every few seconds through an outage: INFO."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        status = getattr(record, "status_code", None)
+        if status is not None and 400 <= status < 500:
+            record.exc_info, record.exc_text = None, None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        elif status == 503 and getattr(getattr(record, "request", None), "path", "") == "/readyz":
+            record.levelno, record.levelname = logging.INFO, "INFO"
         return True
