@@ -8,7 +8,7 @@ from asgiref.sync import async_to_sync, sync_to_async
 
 from dashboard.reports import publish, summaries
 from dashboard.upstream import contract as c
-from tests.live.test_socket_signin import socket_for
+from tests.live.test_socket_signin import closed_with, socket_for
 
 NOW = datetime.now(UTC)
 CAMPAIGNS = [
@@ -86,8 +86,8 @@ async def test_it_pushes_the_list_and_each_campaign_page_once_per_refresh(bob):
 
 @pytest.mark.django_db(transaction=True)
 async def test_it_keeps_campaign_sockets_from_wallboard_viewers(carol):
-    ws = await socket_for(carol, "/ws/campaigns/")
-    assert await ws.connect() == (False, 4403)
+    for path in ("/ws/campaigns/", "/ws/campaigns/cmp-1/"):
+        assert await closed_with(await socket_for(carol, path)) == 4403
 
 
 def test_it_puts_ai_dialing_and_the_ai_share_of_todays_calls_in_the_header():
