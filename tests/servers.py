@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.simulator_process import free_port
+from tests.simulator_process import free_port, stop_process
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -74,13 +74,7 @@ class DashboardServer:
         return "".join(self.output)
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
 
 
 def start_dashboard(sim, tmp_path, extra_env=None, wait_ready=True, port=None):

@@ -140,3 +140,14 @@ def sim_factory():
 def simulator(sim_factory):
     """A simulated tenant with its fault controls, the behaviour model running."""
     return sim_factory("--faults", "--seed", "7")
+
+
+def stop_process(process: subprocess.Popen):
+    """SIGTERM, then SIGKILL if it has not gone in 10 s."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -18,7 +18,7 @@ import psycopg
 import pytest
 import redis
 
-from tests.simulator_process import free_port
+from tests.simulator_process import free_port, stop_process
 
 INSTALL_HINT = "run `bash .ci/system-deps` (as root) to install it from Debian's packages"
 PG_USER = "dashboard"
@@ -47,16 +47,6 @@ def wait_for(check, what: str, process: subprocess.Popen, log_path: str, timeout
         pytest.fail(f"{what} did not start:\n{f.read()[-3000:]}", pytrace=False)
 
 
-def stop(process: subprocess.Popen):
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 @pytest.fixture
 def redis_url():
     """A fresh, empty Redis with no persistence; its URL."""
@@ -74,7 +64,7 @@ def redis_url():
     url = f"redis://127.0.0.1:{port}/0"
     wait_for(lambda: redis.Redis.from_url(url).ping(), "redis-server", process, log_path)
     yield url
-    stop(process)
+    stop_process(process)
     shutil.rmtree(workdir, ignore_errors=True)
 
 
@@ -127,7 +117,7 @@ def postgres_server():
     server = Postgres("127.0.0.1", port)
     wait_for(lambda: psycopg.connect(server.url("postgres")).close(), "postgres", process, log_path)
     yield server
-    stop(process)
+    stop_process(process)
     shutil.rmtree(workdir, ignore_errors=True)
 
 

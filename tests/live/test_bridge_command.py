@@ -8,6 +8,7 @@ import threading
 import time
 
 from tests.servers import ROOT
+from tests.simulator_process import stop_process
 
 
 def test_it_connects_and_stops_on_sigterm(simulator, tmp_path):
@@ -18,17 +19,8 @@ def test_it_connects_and_stops_on_sigterm(simulator, tmp_path):
         "UPSTREAM_EMAIL": simulator.email_a,
         "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
     }
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    bridge = subprocess.Popen(
-        [sys.executable, "manage.py", "bridge"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines = []
-    threading.Thread(target=lambda: lines.extend(bridge.stdout), daemon=True).start()
+    migrate(env)
+    bridge, lines = start_bridge(env)
     deadline = time.monotonic() + 20
     while not any("upstream connected" in line for line in lines):
         assert bridge.poll() is None and time.monotonic() < deadline, "".join(lines)
@@ -49,20 +41,8 @@ def test_it_hands_the_lease_over_at_once_on_sigterm(simulator, redis_url, tmp_pa
         "REDIS_URL": redis_url,
         "BRIDGE_LEASE_S": "30",
     }
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    bridges = []
-    for _ in range(2):
-        process = subprocess.Popen(
-            [sys.executable, "manage.py", "bridge"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        lines = []
-        threading.Thread(target=lambda p=process, out=lines: out.extend(p.stdout)).start()
-        bridges.append((process, lines))
+    migrate(env)
+    bridges = [start_bridge(env) for _ in range(2)]
     try:
         deadline = time.monotonic() + 30
         while not any(said(lines, "upstream connected") for _, lines in bridges):
@@ -83,8 +63,26 @@ def test_it_hands_the_lease_over_at_once_on_sigterm(simulator, redis_url, tmp_pa
             time.sleep(0.1)
     finally:
         for process, _ in bridges:
-            process.terminate()
-            process.wait(10)
+            stop_process(process)
+
+
+def migrate(env):
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+
+
+def start_bridge(env) -> tuple[subprocess.Popen, list[str]]:
+    """`manage.py bridge`, and the lines it prints as they come."""
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "bridge"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines = []
+    threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True).start()
+    return process, lines
 
 
 def said(lines, text):

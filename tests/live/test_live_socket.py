@@ -1,15 +1,11 @@
 """The live socket: the whole view on connect, then each change once, coalesced, versioned."""
 
-import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from asgiref.sync import sync_to_async
-from django.core.cache import cache
 
-from dashboard.live.feed import LiveFeed
-from dashboard.live.state import LiveState
 from dashboard.upstream import contract as c
+from tests.live.running_feed import running_feed
 from tests.live.test_socket_signin import socket_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -28,16 +24,8 @@ def status_event(seq, agent_id, status, name=None):
 
 @pytest.fixture
 async def feed():
-    await sync_to_async(cache.clear)()
-    f = LiveFeed(LiveState(UTC), tick=0.1, heartbeat=60)
-    f.snapshot([agent("a1"), agent("a2")], [])
-    f.status("connected")
-    stop = asyncio.Event()
-    task = asyncio.create_task(f.run(stop))
-    await asyncio.sleep(0.2)  # the first push writes the whole view to the cache
-    yield f
-    stop.set()
-    await task
+    async with running_feed([agent("a1"), agent("a2")]) as f:
+        yield f
 
 
 async def connect(user):

@@ -13,6 +13,7 @@ import httpx
 import websockets
 
 from tests.servers import ROOT, USER_PASSWORD
+from tests.simulator_process import stop_process
 
 AGENT = re.compile(r'<div id="agent-([^"]+)" class="agent"[^>]*? data-state="([^"]*)"')
 
@@ -41,13 +42,7 @@ class Process:
         return any(text in line for line in self.lines)
 
     def stop(self):
-        if self.popen.poll() is None:
-            self.popen.terminate()
-            try:
-                self.popen.wait(10)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait()
+        stop_process(self.popen)
 
 
 async def sign_in(url, username) -> str:

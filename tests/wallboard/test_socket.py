@@ -1,20 +1,17 @@
 """The wallboard socket: the live feed plus the wallboard's panels for a valid link; a
 tampered, expired or revoked link is told so and closed with 4403 (htmx does not retry)."""
 
-import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.core.cache import cache
 from django.test import Client
 
 from config.asgi import application
-from dashboard.live.feed import LiveFeed
-from dashboard.live.state import LiveState
 from dashboard.upstream import contract as c
 from dashboard.wallboard.build import build_id
+from tests.live.running_feed import running_feed
 from tests.live.test_socket_signin import socket_for
 from tests.wallboard.conftest import make_link, tampered
 
@@ -29,16 +26,8 @@ def agent(agent_id, status="available", name=None):
 
 @pytest.fixture
 async def feed():
-    await sync_to_async(cache.clear)()
-    f = LiveFeed(LiveState(UTC), tick=0.1, heartbeat=60)
-    f.snapshot([agent("a1"), agent("a2", name="Ada Lovelace")], [])
-    f.status("connected")
-    stop = asyncio.Event()
-    task = asyncio.create_task(f.run(stop))
-    await asyncio.sleep(0.2)  # the first push writes the whole view to the cache
-    yield f
-    stop.set()
-    await task
+    async with running_feed([agent("a1"), agent("a2", name="Ada Lovelace")]) as f:
+        yield f
 
 
 def wallboard_socket(token):
