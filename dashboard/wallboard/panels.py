@@ -7,6 +7,7 @@ view's fragments. The figures are named with their denominators and windows on s
 
 from django.template.loader import render_to_string
 
+from dashboard.live.render import ascii_html
 from dashboard.upstream import contract as c
 
 SEVERITIES = ("critical", "warning", "info")
@@ -20,7 +21,7 @@ def percent(part: int, whole: int) -> float | None:
 def render(campaigns: list[c.Campaign], figures: dict, names: dict[str, str]) -> str:
     open_alerts = figures.get("open_alerts")
     shown = sorted(campaigns, key=lambda x: (x.status != "active", x.name.lower()))
-    return render_to_string(
+    html = render_to_string(
         "wallboard/_panels.html",
         {
             "campaigns": [
@@ -49,3 +50,4 @@ def render(campaigns: list[c.Campaign], figures: dict, names: dict[str, str]) ->
             },
         },
     )
+    return ascii_html(html)

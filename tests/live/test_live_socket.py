@@ -1,5 +1,6 @@
 """The live socket: the whole view on connect, then each change once, coalesced, versioned."""
 
+import html
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -51,6 +52,18 @@ async def test_it_then_sends_only_what_changed(feed, bob):
     change = await ws.receive_from(timeout=2)
     assert 'id="agent-a2"' in change and 'data-state="paused"' in change
     assert 'id="agent-a1"' not in change and 'id="agents"' not in change
+    await ws.disconnect()
+
+
+async def test_it_sends_plain_ascii_that_still_reads_as_the_names_and_icons(feed, bob):
+    """Non-ASCII goes out as character references (a cheaper write per socket); what the
+    browser reads is unchanged."""
+    ws = await connect(bob)
+    assert (await ws.receive_from(timeout=2)).isascii()
+    feed.event(status_event(1, "a2", "on_call", name="Zoë Müller ☎ 李"))
+    change = await ws.receive_from(timeout=2)
+    assert change.isascii()
+    assert "Zoë Müller ☎ 李" in html.unescape(change) and "On call" in change
     await ws.disconnect()
 
 
