@@ -91,6 +91,7 @@ async def test_it_keeps_campaign_sockets_from_wallboard_viewers(carol):
 
 
 def test_it_puts_ai_dialing_and_the_ai_share_of_todays_calls_in_the_header():
+    from html import unescape
     from zoneinfo import ZoneInfo
 
     from dashboard.live.feed import LiveFeed
@@ -98,7 +99,7 @@ def test_it_puts_ai_dialing_and_the_ai_share_of_todays_calls_in_the_header():
     from tests.live.test_state import Feed
 
     feed, events = LiveFeed(LiveState(ZoneInfo("UTC"))), Feed()
-    assert "AI status unknown · no calls ended today" in feed.upstream_html()
+    assert "AI status unknown · no calls ended today" in unescape(feed.upstream_html())
     for event in (
         events.started(0, "c1", ai=True),
         events.started(1, "c2", "a1"),
@@ -109,7 +110,8 @@ def test_it_puts_ai_dialing_and_the_ai_share_of_todays_calls_in_the_header():
     ):
         feed.event(event)
     feed.ai_status(True)
-    assert "AI dialing on · 33.3% of today's calls AI-handled" in feed.upstream_html()
+    shown = unescape(feed.upstream_html())  # as the browser reads it
+    assert "AI dialing on · 33.3% of today's calls AI-handled" in shown
     feed.ai_status(False)
     assert 'data-enabled="off"' in feed.upstream_html()
 
