@@ -14,6 +14,10 @@ def test_a_page_whose_sign_in_ended_says_signed_out_after_a_restart(simulator, t
         other = page.context.new_page()  # signs out in another tab; this page stays open
         other.goto(f"{server.url}/qa/")
         other.click("form.logout button")
+        # Closing a tab while its navigation commits can hang Chromium's close for ever
+        # (crbug.com/536385539): let the sign-out land on the sign-in page first.
+        other.wait_for_url("**/accounts/login/**")
+        other.wait_for_load_state()
         other.close()
         port = int(server.url.rsplit(":", 1)[1])
         server.stop()  # closes the page's socket with 1012: htmx reconnects by itself
