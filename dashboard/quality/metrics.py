@@ -43,8 +43,20 @@ def qa_leaderboard(since: datetime, size: int = 10) -> list[dict]:
     ]
 
 
+def open_alert_counts() -> dict[str, int]:
+    """Unresolved alerts per severity, the most severe first."""
+    counts = dict(
+        CoachingAlert.objects.exclude(status=CoachingAlert.RESOLVED)
+        .values_list("severity")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    return {s: counts[s] for s, _ in reversed(CoachingAlert.SEVERITIES) if s in counts}
+
+
 def today_figures() -> dict:
     since = start_of_today()
+    open_alerts = open_alert_counts()
     calls = CompletedCall.objects.filter(completed_at__gte=since).aggregate(
         n=Count("id"), talk=Sum("duration_s")
     )
@@ -55,19 +67,12 @@ def today_figures() -> dict:
     )
     return {
         "appointments_today": Appointment.objects.filter(booked_at__gte=since).count(),
-        "open_critical": CoachingAlert.objects.filter(severity="critical")
-        .exclude(status=CoachingAlert.RESOLVED)
-        .count(),
+        "open_critical": open_alerts.get("critical", 0),
         "calls_completed_today": calls["n"],
         "qa_average_pct": round(qa["pct"], 1) if qa["pct"] is not None else None,
         "qa_pass_rate_pct": round(100 * qa["passed"] / qa["n"], 1) if qa["n"] else None,
         "qa_leaderboard": qa_leaderboard(since),
-        "open_alerts": dict(
-            CoachingAlert.objects.exclude(status=CoachingAlert.RESOLVED)
-            .values_list("severity")
-            .annotate(n=Count("id"))
-            .order_by()
-        ),
+        "open_alerts": open_alerts,
     }
 
 

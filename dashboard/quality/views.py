@@ -14,7 +14,7 @@ from dashboard.accounts.roles import MANAGER, SUPERVISOR, role_required
 from dashboard.live.feed import NAMES_KEY
 from dashboard.reports.metrics import service_totals
 
-from .metrics import qa_percent, qa_trend, start_of_today
+from .metrics import open_alert_counts, qa_percent, qa_trend, start_of_today
 from .models import CoachingAction, CoachingAlert, ComplianceResult, Scorecard
 from .publish import publish_alert
 
@@ -69,9 +69,7 @@ def coaching(request):
             "kinds": CoachingAlert.objects.values_list("kind", flat=True)
             .distinct()
             .order_by("kind"),
-            "counts": CoachingAlert.objects.exclude(status=CoachingAlert.RESOLVED)
-            .values("severity")
-            .annotate(n=Count("id")),
+            "counts": open_alert_counts(),
         },
     )
 

@@ -1,5 +1,8 @@
 """The coaching workflow and the QA page, through HTTP and the coaching socket."""
 
+import re
+from html import unescape
+
 import pytest
 from asgiref.sync import sync_to_async
 from django.utils import timezone
@@ -110,7 +113,31 @@ async def test_a_new_alert_reaches_a_managers_open_page(alice):
         pushed = await ws.receive_from(timeout=2)
     assert f'id="alert-{alert.pk}"' in pushed and 'hx-swap-oob="afterbegin:#alerts-body"' in pushed
     assert "Critical" in pushed
+    assert counts_text(await ws.receive_from(timeout=2)) == "1 critical open"
     await ws.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_open_counts_follow_a_resolve_on_every_open_page(alice, client_for):
+    await sync_to_async(make_alert)("warning", n=1)
+    alert = await sync_to_async(make_alert)("critical", n=2)
+    client = await sync_to_async(client_for)(alice)
+    page = await sync_to_async(client.get)("/coaching/")
+    assert counts_text(page.content.decode()) == "1 critical · 1 warning open"
+    ws = await socket_for(alice, "/ws/coaching/")
+    assert (await ws.connect())[0]
+    await sync_to_async(client.post)(f"/coaching/{alert.pk}/resolve/", {"note": "talked"})
+    pushed = await ws.receive_from(timeout=2)
+    while 'id="alert-counts"' not in pushed:  # the status line, then the resolved row
+        pushed = await ws.receive_from(timeout=2)
+    assert counts_text(pushed) == "1 warning open"
+    await ws.disconnect()
+
+
+def counts_text(html: str) -> str:
+    span = re.search(r'<span id="alert-counts"[^>]*>(.*?)</span>', html, re.S)
+    assert span, html[:300]
+    return unescape(span.group(1)).strip()
 
 
 @pytest.mark.django_db(transaction=True)

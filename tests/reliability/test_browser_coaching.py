@@ -4,6 +4,8 @@ signed webhook from the simulated tenant), is acknowledged, then resolved with a
 The other browser steps of the issue live in tests/live/test_browser.py (sign in, a state
 change seen live, filtering the grid, the disconnected indicator appearing and clearing)."""
 
+import re
+
 import pytest
 
 from tests.servers import screenshot, sign_in, start_dashboard
@@ -40,6 +42,8 @@ def test_a_manager_acknowledges_and_resolves_an_alert_that_arrived_live(floor, p
     row.wait_for(timeout=10000)  # pushed to the open page, no reload
     assert page.locator("#alerts-body .empty-row").is_hidden()
     assert "Open" in row.locator(".status").inner_text()
+    page.wait_for_function("!document.getElementById('alert-counts').textContent.includes('none')")
+    assert re.fullmatch(r"1 (critical|warning|info) open", page.inner_text("#alert-counts"))
     screenshot(page, "coaching-1-alert-arrived")
 
     row.get_by_role("button", name="Acknowledge").click()
@@ -56,4 +60,5 @@ def test_a_manager_acknowledges_and_resolves_an_alert_that_arrived_live(floor, p
     assert "Resolved" in row.locator(".status").inner_text()
     assert "resolve by mia" in row.inner_text() and "coached on hold times" in row.inner_text()
     assert row.get_by_role("button", name="Reopen").count() == 1
+    assert page.inner_text("#alert-counts") == "none open"
     screenshot(page, "coaching-3-resolved")
