@@ -28,7 +28,7 @@ def qa_leaderboard(since: datetime, size: int = 10) -> list[dict]:
         .annotate(
             n=Count("id"),
             passed=Count("id", filter=Q(passed=True)),
-            avg=Avg(F("score") * 100.0 / F("max_score"), output_field=FloatField()),
+            avg=Avg(qa_percent(), output_field=FloatField()),
         )
         .order_by("-avg", "-n", "agent_id")[:size]
     )
@@ -43,6 +43,9 @@ def qa_leaderboard(since: datetime, size: int = 10) -> list[dict]:
     ]
 
 
+MOST_SEVERE_FIRST = [s for s, _ in reversed(CoachingAlert.SEVERITIES)]
+
+
 def open_alert_counts() -> dict[str, int]:
     """Unresolved alerts per severity, the most severe first."""
     counts = dict(
@@ -51,7 +54,7 @@ def open_alert_counts() -> dict[str, int]:
         .annotate(n=Count("id"))
         .order_by()
     )
-    return {s: counts[s] for s, _ in reversed(CoachingAlert.SEVERITIES) if s in counts}
+    return {s: counts[s] for s in MOST_SEVERE_FIRST if s in counts}
 
 
 def today_figures() -> dict:

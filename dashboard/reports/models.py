@@ -3,6 +3,7 @@ processes. Both are written by the bridge by adding what grew, never by overwrit
 bridge restarted mid-day adds to the slots it finds instead of resetting them."""
 
 from django.db import models
+from django.db.models import F
 
 
 class FloorSlot(models.Model):
@@ -37,3 +38,10 @@ class CampaignSlot(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["campaign_id", "start"], name="one_slot_per_campaign")
         ]
+
+
+def add_to_slot(model, amounts: dict, **slot):
+    """Add `amounts` to the counters of the slot row named by `slot`, made if missing; in
+    the database (F expressions), so two writers never lose each other's additions."""
+    row, _ = model.objects.get_or_create(**slot)
+    model.objects.filter(pk=row.pk).update(**{k: F(k) + v for k, v in amounts.items()})

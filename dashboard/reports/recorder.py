@@ -12,13 +12,12 @@ from dataclasses import replace
 
 from asgiref.sync import sync_to_async
 from django.db import transaction
-from django.db.models import F
 
 from dashboard.aio import pause
 from dashboard.live.state import Counts, LiveState
 
 from . import publish
-from .models import FloorSlot
+from .models import FloorSlot, add_to_slot
 
 log = logging.getLogger("dashboard.reports.recorder")
 RECORD_S = 5.0
@@ -52,5 +51,4 @@ class Recorder:
 @transaction.atomic
 def write(grown: dict):
     for start, amounts in grown.items():
-        row, _ = FloorSlot.objects.get_or_create(start=start)
-        FloorSlot.objects.filter(pk=row.pk).update(**{k: F(k) + v for k, v in amounts.items()})
+        add_to_slot(FloorSlot, amounts, start=start)

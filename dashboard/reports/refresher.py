@@ -13,7 +13,6 @@ from datetime import UTC, datetime
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db.models import F
 
 from dashboard.aio import pause
 from dashboard.live.feed import LiveFeed
@@ -23,7 +22,7 @@ from dashboard.upstream import contract as c
 from dashboard.upstream.rest import RestClient
 
 from . import publish, summaries
-from .models import CampaignSlot
+from .models import CampaignSlot, add_to_slot
 
 log = logging.getLogger("dashboard.reports.refresher")
 
@@ -93,5 +92,4 @@ class Refresher:
             grown = {k: max(0, a - b) for k, a, b in zip(names, seen, before, strict=True)}
             if not any(grown.values()):
                 continue
-            row, _ = CampaignSlot.objects.get_or_create(campaign_id=x.id, start=slot)
-            CampaignSlot.objects.filter(pk=row.pk).update(**{k: F(k) + v for k, v in grown.items()})
+            add_to_slot(CampaignSlot, grown, campaign_id=x.id, start=slot)

@@ -8,14 +8,11 @@ view's fragments. The figures are named with their denominators and windows on s
 from django.template.loader import render_to_string
 
 from dashboard.live.render import ascii_html
+from dashboard.quality.metrics import MOST_SEVERE_FIRST
+from dashboard.reports.metrics import campaign_row
 from dashboard.upstream import contract as c
 
-SEVERITIES = ("critical", "warning", "info")
 CAMPAIGN_ROWS = 8  # what fits one screen at a distance; active campaigns first
-
-
-def percent(part: int, whole: int) -> float | None:
-    return round(100 * part / whole, 1) if whole else None
 
 
 def render(campaigns: list[c.Campaign], figures: dict, names: dict[str, str]) -> str:
@@ -24,19 +21,7 @@ def render(campaigns: list[c.Campaign], figures: dict, names: dict[str, str]) ->
     html = render_to_string(
         "wallboard/_panels.html",
         {
-            "campaigns": [
-                {
-                    "name": x.name,
-                    "status": x.status,
-                    "dialed": x.dialed_contacts,
-                    "total": x.total_contacts,
-                    "progress_pct": percent(x.dialed_contacts, x.total_contacts),
-                    "connect_pct": percent(x.connected_calls, x.dialed_contacts),
-                    "booked": x.appointments_booked,
-                    "conversion_pct": percent(x.appointments_booked, x.connected_calls),
-                }
-                for x in shown[:CAMPAIGN_ROWS]
-            ],
+            "campaigns": [campaign_row(x) for x in shown[:CAMPAIGN_ROWS]],
             "more": max(0, len(shown) - CAMPAIGN_ROWS),
             "leaders": [
                 {**row, "name": names.get(row["agent_id"]) or "Unknown agent"}
@@ -46,7 +31,7 @@ def render(campaigns: list[c.Campaign], figures: dict, names: dict[str, str]) ->
             if open_alerts is None
             else {
                 "total": sum(open_alerts.values()),
-                "by_severity": [(s, open_alerts.get(s, 0)) for s in SEVERITIES],
+                "by_severity": [(s, open_alerts.get(s, 0)) for s in MOST_SEVERE_FIRST],
             },
         },
     )

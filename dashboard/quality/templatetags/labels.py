@@ -12,9 +12,7 @@ def label(code) -> str:
 @register.filter
 def agent_name(agent_id, names) -> str:
     """The agent's name when the live feed knows it, else a short form of the id."""
-    if not agent_id:
-        return "AI"
-    return names.get(agent_id) or f"{str(agent_id)[:8]}…"
+    return named(agent_id, names) if agent_id else "AI"
 
 
 @register.filter
