@@ -5,24 +5,64 @@ the local-memory cache. `DATABASE_URL` and `REDIS_URL` switch to PostgreSQL and 
 `DJANGO_ENV=production` turns on the production security settings.
 """
 
+import os
+import re
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+ENVIRONMENTS = ("demo", "production")
 
+
+def read_env_file(path: Path):
+    """Add a `.env` file's `KEY=value` lines to the environment (which wins over them).
+    As in a shell, a `#` after whitespace starts a comment, so `.env.example` works copied
+    as it is, and a bare `#` inside a secret stays; quotes keep everything inside them."""
+    if not path.exists():
+        return
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, value = line.removeprefix("export ").partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key.isidentifier():
+            raise ImproperlyConfigured(f"{path.name}, line {number}: expected KEY=value")
+        if value[:1] in ("'", '"') and value.find(value[0], 1) > 0:
+            value = value[1 : value.find(value[0], 1)]
+        else:
+            value = re.split(r"(?:^|\s)#", value, maxsplit=1)[0].strip()
+        os.environ.setdefault(key, value)
+
+
+# ENV_FILE names another file than the `.env` beside manage.py (the environment wins anyway).
+read_env_file(Path(os.environ.get("ENV_FILE") or BASE_DIR / ".env"))
 env = environ.Env()
-environ.Env.read_env(BASE_DIR / ".env")
+# Values trimmed, and an empty one counts as unset: `.env.example` lists every name.
+env.ENVIRON = {k: v.strip() for k, v in os.environ.items() if v.strip()}
 
-PRODUCTION = env("DJANGO_ENV", default="demo") == "production"
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    """A comma-separated list; `a, b` gives "a" and "b", not "a" and " b"."""
+    return [item.strip() for item in env.list(name, default=default) if item.strip()]
+
+
+DJANGO_ENV = env("DJANGO_ENV", default="demo")
+if DJANGO_ENV not in ENVIRONMENTS:
+    raise ImproperlyConfigured(f"DJANGO_ENV must be one of {ENVIRONMENTS}, not {DJANGO_ENV!r}")
+PRODUCTION = DJANGO_ENV == "production"
 DEBUG = env.bool("DEBUG", default=False)
+if PRODUCTION and DEBUG:
+    raise ImproperlyConfigured("DEBUG=true is refused in production: it shows settings to anyone")
 SECRET_KEY = (
-    env("SECRET_KEY")
+    env("SECRET_KEY")  # set and not empty, or Django refuses to start
     if PRODUCTION
     else env("SECRET_KEY", default="demo-only-insecure-key-set-SECRET_KEY-in-production")
 )
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
-CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 ORGANIZATION_NAME = env("ORGANIZATION_NAME", default="Demo Contact Centre")
 DEMO_PORT = env.int("PORT", default=8000)
@@ -39,7 +79,7 @@ UPSTREAM_AUTH_URL = env("UPSTREAM_AUTH_URL", default=_simulator)
 UPSTREAM_ANON_KEY = env("UPSTREAM_ANON_KEY", default="sim-anon-key")
 UPSTREAM_EMAIL = env("UPSTREAM_EMAIL", default="svc-a@sim.local")
 UPSTREAM_PASSWORD = env("UPSTREAM_PASSWORD", default="sim-password")
-UPSTREAM_WEBHOOK_SECRETS = env.list("UPSTREAM_WEBHOOK_SECRETS", default=[])
+UPSTREAM_WEBHOOK_SECRETS = env_list("UPSTREAM_WEBHOOK_SECRETS", [])
 UPSTREAM_REFRESH_INTERVAL_S = env.int("UPSTREAM_REFRESH_INTERVAL_S", default=30)
 UPSTREAM_REST_TIMEOUT_S = env.float("UPSTREAM_REST_TIMEOUT_S", default=10.0)
 SERVICE_LEVEL_THRESHOLD_S = env.int("SERVICE_LEVEL_THRESHOLD_S", default=20)
