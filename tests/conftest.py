@@ -2,8 +2,10 @@
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.core.cache import cache
 
 from dashboard.accounts.roles import GROUP_NAMES, MANAGER, SUPERVISOR, WALLBOARD
+from dashboard.upstream.webhooks import ORGANIZATION_KEY, remember_organization
 
 pytest_plugins = ["tests.simulator_process", "tests.servers", "tests.stores"]
 
@@ -51,3 +53,12 @@ def client_for(client):
         return client
 
     return sign_in
+
+
+@pytest.fixture
+def organization():
+    """The organisation the bridge would have learned at sign-in ("org"), for tests that
+    post deliveries in process."""
+    remember_organization("org")
+    yield "org"
+    cache.delete(ORGANIZATION_KEY)

@@ -30,6 +30,7 @@ class AuthSession:
         client: httpx.AsyncClient,
         *,
         max_backoff: float = 30.0,
+        on_organization=None,
     ):
         self._url = f"{auth_url.rstrip('/')}/auth/v1/token"
         self._anon_key = anon_key
@@ -37,6 +38,7 @@ class AuthSession:
         self._password = password
         self._client = client
         self._max_backoff = max_backoff
+        self._on_organization = on_organization  # told the organisation when it changes
         self._lock = asyncio.Lock()
         self._access: str | None = None
         self._refresh: str | None = None
@@ -147,5 +149,8 @@ class AuthSession:
         self._expires = now + life
         self._refresh_due = now + REFRESH_AT * life
         meta = (data.get("user") or {}).get("app_metadata") or {}
-        self.organization_id = meta.get("organization_id") or self.organization_id
+        organization_id = meta.get("organization_id") or self.organization_id
+        if organization_id != self.organization_id and self._on_organization:
+            self._on_organization(organization_id)
+        self.organization_id = organization_id
         self.role = meta.get("role") or self.role

@@ -23,30 +23,51 @@ REALTIME_EVENTS = ("agent.status", "call.started", "call.updated", "call.ended",
 
 
 # ---- Field readers ------------------------------------------------------------------------
+# Limits the database keeps too (PostgreSQL refuses what SQLite would store): an id longer
+# than ID_LIMIT or a number outside what a field may hold is refused, free text is cut.
+ID_LIMIT = 200
+TEXT_LIMIT = 2000
+NAME_LIMIT = 120
+MAX_SCORE = 100_000
+# Direction overrides and isolates (U+202A-U+202E, U+2066-U+2069): a name holding them
+# would turn the text after it around on the page. The marks (U+200E, U+200F) are harmless.
+BIDI_CONTROLS = dict.fromkeys([*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+
+
 def _obj(data, what="payload") -> dict:
     if not isinstance(data, dict):
         raise ContractError(f"{what} is not an object")
     return data
 
 
-def _str(d: dict, key: str, *, optional=False, default=None):
+def _str(d: dict, key: str, *, optional=False, default=None, limit=ID_LIMIT):
+    """An identifier or a code: non-empty, at most `limit` characters."""
     value = d.get(key)
     if value is None and optional:
         return default
     if not isinstance(value, str) or not value:
         raise ContractError(f"{key} must be a non-empty string")
+    if len(value) > limit:
+        raise ContractError(f"{key} is longer than {limit} characters")
     return value
 
 
-def _text(d: dict, key: str, default="") -> str:
+def _text(d: dict, key: str, default="", limit=TEXT_LIMIT) -> str:
+    """Free text from the service (names, messages): cut to `limit`, overrides removed."""
     value = d.get(key)
-    return value if isinstance(value, str) else default
+    if not isinstance(value, str):
+        return default
+    value = value.translate(BIDI_CONTROLS)
+    return value if len(value) <= limit else value[: limit - 1] + "\u2026"
 
 
-def _int(d: dict, key: str, *, default=None) -> int:
+def _int(d: dict, key: str, *, default=None, low=None, high=2**31 - 1) -> int:
+    """A whole number within [low, high] (by default what a PostgreSQL integer holds)."""
     value = d.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
         raise ContractError(f"{key} must be a number")
+    if (low is not None and value < low) or value > high:
+        raise ContractError(f"{key} must be between {low} and {high}, not {value}")
     return int(value)
 
 
@@ -196,8 +217,8 @@ def parse_agent_rest(d) -> Agent:  # GET /agent-status rows: camelCase
     d = _obj(d, "agent")
     return Agent(
         agent_id=_str(d, "agentId"),
-        name=_text(d, "name") or "Unnamed agent",
-        team=_text(d, "team"),
+        name=_text(d, "name", limit=NAME_LIMIT) or "Unnamed agent",
+        team=_text(d, "team", limit=NAME_LIMIT),
         status=agent_status_value(d.get("status")),
         since=_time(d, "statusSince", optional=True),
         call_id=_str(d, "callId", optional=True),
@@ -221,7 +242,7 @@ def parse_campaign(d) -> Campaign:  # camelCase, like /agent-status
     d = _obj(d, "campaign")
     return Campaign(
         id=_str(d, "id"),
-        name=_text(d, "name") or "Unnamed campaign",
+        name=_text(d, "name", limit=NAME_LIMIT) or "Unnamed campaign",
         status=_text(d, "status", "unknown"),
         dial_mode=_text(d, "dialMode", "unknown"),
         total_contacts=_int(d, "totalContacts", default=0),
@@ -239,16 +260,23 @@ def parse_scorecard(d) -> Scorecard:
         call_id=_str(d, "call_id", optional=True),
         agent_id=_str(d, "agent_id", optional=True),
         template_id=_str(d, "template_id", optional=True),
-        score=_int(d, "score"),
-        max_score=_int(d, "max_score"),
+        score=_score(d),
+        max_score=_int(d, "max_score", low=1, high=MAX_SCORE),
         passed=_bool(d, "passed"),
         scored_at=_time(d, "scored_at", optional=True),
     )
 
 
+def _score(d: dict) -> int:
+    """A score between 0 and its own maximum (a score over it would make averages lie)."""
+    return _int(d, "score", low=0, high=_int(d, "max_score", low=1, high=MAX_SCORE))
+
+
 def parse_template(d) -> Template:
     d = _obj(d, "template")
-    return Template(id=_str(d, "id"), name=_text(d, "name"), max_score=_int(d, "max_score"))
+    return Template(
+        id=_str(d, "id"), name=_text(d, "name", limit=NAME_LIMIT), max_score=_int(d, "max_score")
+    )
 
 
 def parse_check(d) -> ComplianceCheck:
@@ -257,7 +285,7 @@ def parse_check(d) -> ComplianceCheck:
         id=_str(d, "id"),
         call_id=_str(d, "call_id", optional=True),
         agent_id=_str(d, "agent_id", optional=True),
-        rule=_str(d, "rule"),
+        rule=_str(d, "rule", limit=120),
         passed=_bool(d, "passed"),
         checked_at=_time(d, "checked_at", optional=True),
     )
@@ -270,7 +298,7 @@ def parse_alert(d) -> CoachingAlert:
         id=_str(d, "alert_id"),
         agent_id=_str(d, "agent_id", optional=True),
         call_id=_str(d, "call_id", optional=True),
-        kind=_text(d, "kind", "other"),
+        kind=_str(d, "kind", optional=True, default="other", limit=80),
         severity=severity if severity in ("info", "warning", "critical") else "info",
         message=_text(d, "message"),
     )
@@ -288,7 +316,7 @@ def parse_webhook(d) -> Webhook:
     events = d.get("events")
     return Webhook(
         id=_str(d, "id"),
-        name=_text(d, "name"),
+        name=_text(d, "name", limit=NAME_LIMIT),
         url=_text(d, "url"),
         events=tuple(events) if isinstance(events, list) else (),
         secret=_text(d, "secret"),
@@ -389,8 +417,8 @@ def _event_body(kind: str, d: dict):
         return AgentChanged(
             Agent(
                 agent_id=_str(d, "agent_id"),
-                name=_text(d, "name") or "Unnamed agent",
-                team=_text(d, "team"),
+                name=_text(d, "name", limit=NAME_LIMIT) or "Unnamed agent",
+                team=_text(d, "team", limit=NAME_LIMIT),
                 status=agent_status_value(d.get("status")),
                 since=_time(d, "since", optional=True),
                 call_id=_str(d, "call_id", optional=True),
@@ -424,7 +452,7 @@ def _event_body(kind: str, d: dict):
     if kind == "queue.stats":
         return QueueStats(
             queue_id=_str(d, "queue_id"),
-            name=_text(d, "name") or "Queue",
+            name=_text(d, "name", limit=NAME_LIMIT) or "Queue",
             waiting=max(0, _int(d, "waiting", default=0)),
             longest_wait_s=max(0, _int(d, "longest_wait_s", default=0)),
             agents_available=max(0, _int(d, "agents_available", default=0)),

@@ -163,12 +163,15 @@ def from_settings(client: httpx.AsyncClient) -> RestClient:
     """The configured service user's REST client (its session is `.session`)."""
     from django.conf import settings
 
+    from .webhooks import remember_organization
+
     session = AuthSession(
         settings.UPSTREAM_AUTH_URL,
         settings.UPSTREAM_ANON_KEY,
         settings.UPSTREAM_EMAIL,
         settings.UPSTREAM_PASSWORD,
         client,
+        on_organization=remember_organization,
     )
     return RestClient(
         settings.UPSTREAM_BASE_URL, session, client, timeout=settings.UPSTREAM_REST_TIMEOUT_S

@@ -8,7 +8,9 @@ configured secret, so two may be valid during a rotation.
 import hashlib
 import hmac
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+
+from django.core.cache import cache
 
 from . import contract as c
 from .errors import ContractError
@@ -16,6 +18,23 @@ from .errors import ContractError
 EVENT_HEADER = "X-Webhook-Event"
 SIGNATURE_HEADER = "X-Webhook-Signature"
 PREFIX = "sha256="
+MAX_CALL_S = 86_400  # a call longer than a day is a wrong number, not a call
+FUTURE_SKEW = timedelta(minutes=5)  # clocks differ a little; a call dated 2099 is wrong
+
+
+# The organisation this dashboard serves, as the service user's sign-in names it. The
+# bridge remembers it where every web process reads it; a delivery naming another is
+# refused (spec 1.2: one organisation's data never reaches another's screens).
+ORGANIZATION_KEY = "upstream:organization"
+
+
+def remember_organization(organization_id: str):
+    cache.set(ORGANIZATION_KEY, organization_id, None)
+
+
+def known_organization() -> str | None:
+    """None until the bridge has signed in once (with Redis: any bridge, ever)."""
+    return cache.get(ORGANIZATION_KEY)
 
 
 def signature(secret: str, body: bytes) -> str:
@@ -40,18 +59,22 @@ class Envelope:
     data: dict
 
 
-def parse_envelope(payload) -> Envelope:
+def parse_envelope(payload, received_at: datetime) -> Envelope:
+    """The delivery's envelope; `created_at` may not be later than it arrived (with a little
+    skew), or a record would count on a day still to come."""
     d = c._obj(payload, "delivery")
     event = c._str(d, "event")
     if event not in c.WEBHOOK_EVENTS:
         raise ContractError(f"unknown webhook event {event!r}")
-    data = d.get("data")
+    created_at = c._time(d, "created_at", optional=True)
+    if created_at and created_at > received_at + FUTURE_SKEW:
+        raise ContractError(f"created_at {created_at.isoformat()} is after it was received")
     return Envelope(
         id=c._str(d, "id"),
         event=event,
-        organization_id=c._text(d, "organization_id"),
-        created_at=c._time(d, "created_at", optional=True),
-        data=c._obj(data, "data"),
+        organization_id=c._text(d, "organization_id", limit=c.ID_LIMIT),
+        created_at=created_at,
+        data=c._obj(d.get("data"), "data"),
     )
 
 
@@ -94,8 +117,8 @@ def parse_data(event: str, d: dict):
             c._str(d, "call_id"),
             _opt(d, "agent_id"),
             _opt(d, "campaign_id"),
-            c._text(d, "outcome", "unknown"),
-            max(0, c._int(d, "duration_s", default=0)),
+            c._str(d, "outcome", optional=True, default="unknown", limit=60),
+            c._int(d, "duration_s", default=0, low=0, high=MAX_CALL_S),
         )
     if event == "appointment_booked":
         return AppointmentBooked(
@@ -106,16 +129,13 @@ def parse_data(event: str, d: dict):
             c._time(d, "starts_at", optional=True),
         )
     if event == "qa_scored":
-        max_score = c._int(d, "max_score")
-        if max_score <= 0:
-            raise ContractError("max_score must be positive")
         return c.Scorecard(  # the REST row's shape; the delivery's time is when it was scored
             id=c._str(d, "scorecard_id"),
             call_id=_opt(d, "call_id"),
             agent_id=_opt(d, "agent_id"),
             template_id=_opt(d, "template_id"),
-            score=c._int(d, "score"),
-            max_score=max_score,
+            score=c._score(d),
+            max_score=c._int(d, "max_score", low=1, high=c.MAX_SCORE),
             passed=c._bool(d, "passed"),
             scored_at=None,
         )
@@ -124,7 +144,7 @@ def parse_data(event: str, d: dict):
             c._str(d, "check_id"),
             _opt(d, "call_id"),
             _opt(d, "agent_id"),
-            c._str(d, "rule"),
+            c._str(d, "rule", limit=120),
             c._bool(d, "passed"),
             c._text(d, "details"),
         )

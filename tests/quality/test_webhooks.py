@@ -61,7 +61,7 @@ def post(client, body, *, event="coaching_alert", sig=None, secret=SECRETS[0], *
 
 
 @pytest.fixture(autouse=True)
-def secrets_configured():
+def secrets_configured(organization):
     with override_settings(UPSTREAM_WEBHOOK_SECRETS=SECRETS):
         yield
 

@@ -95,9 +95,17 @@ queries = st.lists(  # huge values too: x * 20000 in process (Daphne limits a re
     data=st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=8), nonsense, max_size=8),
     created_at=st.sampled_from(["2026-11-23T09:00:00Z", "yesterday", "", None, 5]),
 )
-def test_signed_nonsense_is_answered_and_ends_processed_or_failed(client, event, data, created_at):
+def test_signed_nonsense_is_answered_and_ends_processed_or_failed(
+    client, organization, event, data, created_at
+):
     body = json.dumps(
-        {"id": str(uuid.uuid4()), "event": event, "created_at": created_at, "data": data}
+        {
+            "id": str(uuid.uuid4()),
+            "event": event,
+            "organization_id": organization,
+            "created_at": created_at,
+            "data": data,
+        }
     ).encode()
     r = client.post(
         "/webhooks/service/",

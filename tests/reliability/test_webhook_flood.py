@@ -37,7 +37,7 @@ def data_for(event, i):
     }[event]
 
 
-def deliveries():
+def deliveries(organization: str):
     """(event, body) for DISTINCT deliveries, then REPEATS of them byte for byte, shuffled
     so a repeat may arrive right after or long after its first copy."""
     events = ["coaching_alert", "call_completed", "qa_scored", "compliance_checked"]
@@ -47,7 +47,7 @@ def deliveries():
         body = {
             "id": f"flood-{i}",
             "event": event,
-            "organization_id": "org",
+            "organization_id": organization,
             "created_at": "2026-11-23T09:00:00Z",
             "data": data_for(event, i),
         }
@@ -108,7 +108,7 @@ def test_a_flood_with_repeats_is_stored_and_processed_once_each(simulator, tmp_p
     try:
         manager = server.signed_in_client(server.add_user("mia", "manager"))
         coaching = LiveSocket(server, manager, path="/ws/coaching/")
-        flood = deliveries()
+        flood = deliveries(simulator.org_a)
         answers = asyncio.run(send_all(f"{server.url}/webhooks/service/", flood))
         assert answers.count(202) == DISTINCT  # stored, once per delivery id
         assert answers.count(200) == REPEATS  # "already received"
