@@ -193,6 +193,10 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
     "dashboard.accounts.backends.ManagerPermissionBackend",
 ]
+# An open socket checks its person's access this often, and reconnects after at most this
+# long (dashboard/accounts/sockets.py); sign-out, role changes and deactivation act at once.
+SOCKET_RECHECK_S = env.float("SOCKET_RECHECK_S", default=60.0)
+SOCKET_MAX_AGE_S = env.float("SOCKET_MAX_AGE_S", default=3600.0)
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"

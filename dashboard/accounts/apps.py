@@ -7,6 +7,11 @@ class AccountsConfig(AppConfig):
     name = "dashboard.accounts"
     label = "accounts"
 
+    def ready(self):
+        from .sockets import connect_signals
+
+        connect_signals()
+
 
 class ManagerAdminConfig(admin_apps.AdminConfig):
     """Django's admin, open to the Manager role only."""

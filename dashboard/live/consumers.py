@@ -11,21 +11,22 @@ from django.core.cache import cache
 from django.template.loader import render_to_string
 
 from dashboard.accounts.roles import RANK, WALLBOARD, user_role
+from dashboard.accounts.sockets import CLOSE_FORBIDDEN, CLOSE_SIGNED_OUT, AccessGuard
 from dashboard.reports.publish import FLOOR_CHARTS
 
 from . import fanout
 from .feed import GROUP, SNAPSHOT_KEY, STATUS_GROUP, STATUS_KEY
 
-CLOSE_SIGNED_OUT = 4401  # htmx's websocket extension does not retry 4xxx codes
-CLOSE_FORBIDDEN = 4403
 WAITING = (
     '<div id="upstream" hidden data-state="connecting" data-since="">waiting for the feed</div>'
 )
 
 
-class PushConsumer(AsyncWebsocketConsumer):
+class PushConsumer(AccessGuard, AsyncWebsocketConsumer):
     """Lets in signed-in people holding `minimum_role`, joins `group`, forwards its pushes.
     Groups are joined through the process's relay (fanout.py), not one membership each.
+    The socket closes when its person loses that access, and reconnects now and then
+    (AccessGuard).
 
     Browsers have nothing to say on these sockets: whatever they send is ignored.
     """
@@ -43,6 +44,7 @@ class PushConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_SIGNED_OUT if role is None else CLOSE_FORBIDDEN)
             return
         await self.accept()
+        await self.guard()
         await self.send_snapshot()
         for group in (self.group, *self.also):  # after the snapshot: no push overtakes it
             await fanout.join(self, group)
@@ -54,6 +56,7 @@ class PushConsumer(AsyncWebsocketConsumer):
             await self.send(text_data=render_to_string("live/_upstream.html", {"u": status}))
 
     async def disconnect(self, code):
+        await self.unguard()
         for group in (self.group, *self.also):
             await fanout.leave(self, group)
 
