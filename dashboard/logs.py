@@ -18,6 +18,8 @@ def redact(text: str) -> str:
 
 
 class RedactKioskTokens(logging.Filter):
+    """The message and its traceback: an exception's text may hold a path too."""
+
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
@@ -26,6 +28,12 @@ class RedactKioskTokens(logging.Filter):
         clean = redact(message)
         if clean != message:
             record.msg, record.args = clean, ()
+        if record.exc_info and not record.exc_text:  # what the formatter would print
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info)
         return True
 
 
