@@ -19,10 +19,9 @@ def healthz(request):
 @require_GET
 def readyz(request):
     """Ready only when the bridge is signed in and has joined its room (it says so through
-    the cache, which every web process reads)."""
-    status = cache.get(STATUS_KEY) or {"state": "starting", "reason": "no word from the bridge"}
+    the cache, which every web process reads). Public, so it names the state only: the
+    reason (the service's own error text, the organisation's id) is in the bridge's log."""
+    status = cache.get(STATUS_KEY) or {"state": "starting"}
     ready = status["state"] == "connected"
     body = {"ready": ready, "upstream": status["state"], "since": status.get("since", "")}
-    if not ready:
-        body["reason"] = status.get("reason") or status["state"]
     return JsonResponse(body, status=200 if ready else 503)

@@ -8,6 +8,7 @@ Production runs `daphne` workers and `manage.py bridge` separately (docs/deploy.
 
 import asyncio
 import logging
+import os
 import secrets
 import signal
 import subprocess
@@ -45,13 +46,11 @@ class Command(BaseCommand):
         _die_with_parent()  # `make run` may be stopped by SIGTERM, which make does not forward
         simulator = None
         if settings.UPSTREAM_USE_SIMULATOR:
-            secret = (
-                settings.UPSTREAM_WEBHOOK_SECRETS[0]
-                if settings.UPSTREAM_WEBHOOK_SECRETS
-                else (secrets.token_urlsafe(32))
+            if not settings.UPSTREAM_WEBHOOK_SECRETS:  # every configured one stays valid
+                settings.UPSTREAM_WEBHOOK_SECRETS = [secrets.token_urlsafe(32)]
+            simulator = self._start_simulator(
+                f"http://{host}:{port}/webhooks/service/", settings.UPSTREAM_WEBHOOK_SECRETS[0]
             )
-            settings.UPSTREAM_WEBHOOK_SECRETS = [secret]
-            simulator = self._start_simulator(f"http://{host}:{port}/webhooks/service/", secret)
 
         bridge = BridgeTask()
         server = Server(
@@ -87,12 +86,11 @@ class Command(BaseCommand):
             str(port),
             "--webhook-url",
             webhook_url,
-            "--webhook-secret",
-            secret,
         ]
         child = subprocess.Popen(
             cmd,
             cwd=settings.BASE_DIR,
+            env={**os.environ, "SIM_WEBHOOK_SECRET": secret},  # not in argv: `ps` shows that
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
