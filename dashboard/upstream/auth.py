@@ -18,6 +18,7 @@ from .errors import AuthError, auth_error_parts
 
 log = logging.getLogger("dashboard.upstream.auth")
 REFRESH_AT = 0.8  # of the token's life
+RETRY_CAP_S = 1.5  # an auth provider that is down is tried again at least this often
 
 
 class AuthSession:
@@ -29,7 +30,7 @@ class AuthSession:
         password: str,
         client: httpx.AsyncClient,
         *,
-        max_backoff: float = 30.0,
+        max_backoff: float = RETRY_CAP_S,
         on_organization=None,
     ):
         self._url = f"{auth_url.rstrip('/')}/auth/v1/token"
