@@ -7,6 +7,7 @@ the local-memory cache. `DATABASE_URL` and `REDIS_URL` switch to PostgreSQL and 
 
 import os
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -109,6 +110,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "csp",
+    "axes",
     "dashboard.accounts",
     "dashboard.live",
     "dashboard.quality",
@@ -127,6 +129,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: answers a locked-out sign-in
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -188,8 +191,11 @@ else:
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out sign-in
     "django.contrib.auth.backends.ModelBackend",
     "dashboard.accounts.backends.ManagerPermissionBackend",
 ]
@@ -197,6 +203,16 @@ AUTHENTICATION_BACKENDS = [
 # long (dashboard/accounts/sockets.py); sign-out, role changes and deactivation act at once.
 SOCKET_RECHECK_S = env.float("SOCKET_RECHECK_S", default=60.0)
 SOCKET_MAX_AGE_S = env.float("SOCKET_MAX_AGE_S", default=3600.0)
+# Sign-in throttling (django-axes): SIGNIN_FAILURE_LIMIT failed sign-ins for one username,
+# or from one address, pause sign-in for it for SIGNIN_COOLOFF_MIN minutes (the right
+# password included); a manager lifts it sooner by deleting its Access attempt in the admin.
+AXES_FAILURE_LIMIT = env.int("SIGNIN_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = timedelta(minutes=env.float("SIGNIN_COOLOFF_MIN", default=15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one locks
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_DISABLE_ACCESS_LOG = True  # successful sign-ins are user.last_login; failures are logged
+AXES_VERBOSE = False  # dashboard/accounts/audit.py logs each failure and lockout once
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"

@@ -8,9 +8,10 @@ class AccountsConfig(AppConfig):
     label = "accounts"
 
     def ready(self):
-        from .sockets import connect_signals
+        from . import audit, sockets
 
-        connect_signals()
+        audit.connect_signals()
+        sockets.connect_signals()
 
 
 class ManagerAdminConfig(admin_apps.AdminConfig):
