@@ -14,12 +14,13 @@ import asyncio
 import logging
 import random
 from importlib import import_module
+from types import SimpleNamespace
 
 from asgiref.sync import async_to_sync
-from channels.auth import get_user
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
+from django.contrib import auth
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.contrib.auth.signals import user_logged_out
@@ -38,14 +39,19 @@ def person_group(user_id) -> str:
     return f"person-{user_id}"
 
 
-async def current_role(scope) -> str | None:
-    """The role the socket's session gives now: None once the session has ended (signed
-    out, expired, password changed) or the person is inactive or has no role."""
-    key = scope["session"].session_key
-    if not key:
+def session_role(session_key: str | None) -> str | None:
+    """The role a session gives now: None once it has ended (signed out, expired, the
+    password changed) or its person is inactive or has no role."""
+    if not session_key:
         return None
-    session = import_module(settings.SESSION_ENGINE).SessionStore(key)
-    return await database_sync_to_async(user_role)(await get_user({"session": session}))
+    session = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+    return user_role(auth.get_user(SimpleNamespace(session=session)))  # as a request would
+
+
+async def current_role(scope) -> str | None:
+    # Not in Django's one shared sync thread, which the pages and the fan-out wait on.
+    check = database_sync_to_async(session_role, thread_sensitive=False)
+    return await check(scope["session"].session_key)
 
 
 class AccessGuard:
