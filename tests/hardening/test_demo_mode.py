@@ -7,7 +7,6 @@ import os
 import re
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from datetime import UTC, datetime
@@ -16,8 +15,9 @@ from pathlib import Path
 import httpx
 
 from dashboard.upstream.webhooks import signature
+from tests.scale.topology import Process
 from tests.servers import ROOT
-from tests.simulator_process import free_port, stop_process
+from tests.simulator_process import free_port
 
 SECRETS = ["first-demo-secret", "second-demo-secret"]
 
@@ -44,17 +44,8 @@ def test_the_demo_keeps_its_webhook_secrets_off_command_lines_and_accepts_each(t
     env.pop("DJANGO_SETTINGS_MODULE", None)
     manage = [sys.executable, "manage.py"]
     subprocess.run([*manage, "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-    serve = subprocess.Popen(
-        [*manage, "serve", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    output: list[str] = []
-    threading.Thread(target=lambda: output.extend(serve.stdout), daemon=True).start()
+    serve = Process.start([*manage, "serve", "--port", str(port)], env)
+    output = serve.lines
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 40
@@ -90,4 +81,4 @@ def test_the_demo_keeps_its_webhook_secrets_off_command_lines_and_accepts_each(t
             )
             assert r.status_code == 202, (secret, r.text)
     finally:
-        stop_process(serve)
+        serve.stop()
