@@ -5,6 +5,7 @@ raises `ContractError`. The group-by-group differences of the REST API (bare lis
 envelopes, camelCase) end here: the rest of the dashboard sees only these dataclasses.
 """
 
+import math
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -64,8 +65,10 @@ def _text(d: dict, key: str, default="", limit=TEXT_LIMIT) -> str:
 def _int(d: dict, key: str, *, default=None, low=None, high=2**31 - 1) -> int:
     """A whole number within [low, high] (by default what a PostgreSQL integer holds)."""
     value = d.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+    if isinstance(value, bool) or not isinstance(value, int | float):
         raise ContractError(f"{key} must be a number")
+    if isinstance(value, float) and not math.isfinite(value):  # JSON's NaN and Infinity
+        raise ContractError(f"{key} must be a finite number")
     if (low is not None and value < low) or value > high:
         raise ContractError(f"{key} must be between {low} and {high}, not {value}")
     return int(value)

@@ -138,3 +138,14 @@ def test_a_delivery_that_fails_for_another_reason_is_retried_then_given_up(clien
             cursor.execute("ALTER TABLE quality_away RENAME TO quality_coachingalert")
     post(client, delivery(data={**ALERT, "alert_id": "after"}))
     assert processing.process_pending() == 1
+
+
+@pytest.mark.parametrize("number", [b"NaN", b"Infinity", b"-Infinity"])
+def test_json_numbers_that_are_no_numbers_fail_the_delivery(client, number):
+    body = delivery("call_completed", {"call_id": "k", "duration_s": 0}).replace(
+        b'"duration_s": 0', b'"duration_s": ' + number
+    )
+    assert post(client, body, event="call_completed").status_code == 202
+    assert processing.process_pending() == 0
+    failed = Delivery.objects.get()
+    assert failed.status == Delivery.FAILED and "duration_s must be a finite number" in failed.error
