@@ -47,4 +47,4 @@ format: $(VENV)/.installed-test
 ci: lint test
 
 clean:
-	rm -rf $(VENV) staticfiles test-artifacts
+	rm -rf $(VENV) staticfiles test-artifacts .test-cache

@@ -13,19 +13,17 @@ import argparse
 import json
 import math
 import os
-import queue
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tests.servers import start_dashboard
-from tests.simulator_process import free_port, start_simulator
+from dashboard.testing.processes import Process, free_port
+from dashboard.testing.servers import start_dashboard
+from dashboard.testing.simulator import start_simulator
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -57,52 +55,6 @@ SCENARIOS = {
     ]
 }
 DEFAULT = ("small", "floor", "burst")
-
-
-class Child:
-    """A helper process driven by lines on stdin, answering with lines on stdout."""
-
-    def __init__(self, *args):
-        self.p = subprocess.Popen(
-            [sys.executable, "-m", *args],
-            cwd=ROOT,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        self.lines = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.p.stdout:
-            self.lines.put(line.strip())
-        self.lines.put(None)
-
-    def expect(self, prefix: str, timeout: float = 120) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
-            except queue.Empty:
-                raise RuntimeError(f"{self.p.args[2]} did not say {prefix!r}") from None
-            if line is None:
-                raise RuntimeError(f"{self.p.args[2]} exited (code {self.p.wait()})")
-            if line.startswith(prefix):
-                return line
-
-    def say(self, line: str):
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-
-    def stop(self):
-        if self.p.poll() is None:
-            self.p.stdin.close()
-            try:
-                self.p.wait(10)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait()
 
 
 def cpu_ticks(pid: int) -> int:
@@ -178,23 +130,24 @@ class Setup:
             port = free_port()
             relay = self._child("bench.relay", *sim_args, "--port", str(port))
             relay.expect("relay ready", 30)
-            self.pid, url = relay.p.pid, f"http://127.0.0.1:{port}"
+            self.pid, url = relay.pid, f"http://127.0.0.1:{port}"
             cookie = ""
         self.recorder = self._child("bench.relay", *sim_args)
         self.recorder.expect("relay ready", 30)
         n = math.ceil(clients / CLIENTS_PER_PROCESS)
+        self.clients = []
         for i in range(n):
             count = clients // n + (i < clients % n)
             args = ["--mode", "dashboard" if self.kind == "dashboard" else "relay"]
             args += ["--url", url, "--count", str(count), "--ramp", str(n / CONNECTS_PER_S)]
             if cookie:
                 args += ["--cookie", cookie]
-            self._child("bench.clients", *args)
-        self.clients = [c for c in self.children if c.p.args[2] == "bench.clients"]
+            self.clients.append(self._child("bench.clients", *args))
         self.connected = sum(int(c.expect("connected", 180).split()[1]) for c in self.clients)
 
-    def _child(self, *args):
-        child = Child(*args)
+    def _child(self, module, *args):
+        """A helper process driven by lines on stdin, answering with lines on stdout."""
+        child = Process([sys.executable, "-m", module, *args], stdin=True)
         self.children.append(child)
         return child
 
@@ -220,7 +173,7 @@ class Setup:
         cpu = (cpu_ticks(self.pid) - ticks) / TICKS / (time.monotonic() - started)
         hi = self.seq()
         lag = self.sim.stats()["lag_ms"]
-        pids = [self.pid, *(c.p.pid for c in self.clients)]
+        pids = [self.pid, *(c.pid for c in self.clients)]
         drain = settle(pids)
         if self.kind == "dashboard":  # a dropped push is repaired by the next: the heartbeat
             time.sleep(HEARTBEAT_S + 1)

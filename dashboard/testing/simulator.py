@@ -1,33 +1,19 @@
-"""Pytest plugin: the simulated tenant as a real process on 127.0.0.1, the tests' peer."""
+"""The simulated tenant as a real process on 127.0.0.1: the tests' and benchmarks' peer."""
 
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import threading
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
 import httpx
-import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from .processes import MANAGE, Process, free_port
+
 READY = "simulator ready"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass
 class Sim:
     port: int
-    process: subprocess.Popen
-    output: list = field(default_factory=list)
+    process: Process
     anon_key: str = "sim-anon-key"
     password: str = "sim-password"
     email_a: str = "svc-a@sim.local"
@@ -79,75 +65,23 @@ class Sim:
         )
 
     def log(self):
-        return "".join(self.output)
+        return self.process.log()
 
     def stop(self):
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+        self.process.stop(5)
 
 
 def start_simulator(*args, port=None) -> Sim:
     """Start `manage.py simulate ARGS` on a free port and wait for its ready line."""
     port = port or free_port()
-    process = subprocess.Popen(
-        [sys.executable, "manage.py", "simulate", "--port", str(port), *map(str, args)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    process = Process([*MANAGE, "simulate", "--port", port, *args])
     sim = Sim(port, process)
-    ready = threading.Event()
-
-    def drain():
-        for line in process.stdout:
-            sim.output.append(line)
-            if READY in line:
-                ready.set()
-        ready.set()
-
-    threading.Thread(target=drain, daemon=True).start()
-    if not ready.wait(30) or process.poll() is not None:
+    try:
+        process.wait_for_line(READY, 30)
+    except AssertionError:
         sim.stop()
-        raise RuntimeError(f"the simulator did not start:\n{sim.log()}")
+        raise
     text = sim.log()
     sim.org_a = re.search(r"organisation A: (\S+)", text).group(1)
     sim.org_b = re.search(r"organisation B: (\S+)", text).group(1)
     return sim
-
-
-@pytest.fixture
-def sim_factory():
-    started = []
-
-    def make(*args, **kwargs):
-        sim = start_simulator(*args, **kwargs)
-        started.append(sim)
-        return sim
-
-    yield make
-    for sim in started:
-        sim.stop()
-
-
-@pytest.fixture
-def simulator(sim_factory):
-    """A simulated tenant with its fault controls, the behaviour model running."""
-    return sim_factory("--faults", "--seed", "7")
-
-
-def stop_process(process: subprocess.Popen):
-    """SIGTERM, then SIGKILL if it has not gone in 10 s."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()

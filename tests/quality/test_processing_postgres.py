@@ -10,7 +10,7 @@ import sys
 
 import psycopg
 
-from tests.servers import ROOT
+from dashboard.testing.processes import ROOT
 
 DELIVERIES = 600
 

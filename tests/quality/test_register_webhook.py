@@ -8,7 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 
-from tests.simulator.receiver import Receiver
+from dashboard.testing.receiver import Receiver
 
 
 def upstream(sim, email=None):

@@ -21,9 +21,9 @@ from dashboard.quality.models import (
     Delivery,
     Scorecard,
 )
+from dashboard.testing.processes import free_port
+from dashboard.testing.servers import start_dashboard
 from dashboard.upstream.webhooks import signature
-from tests.servers import start_dashboard
-from tests.simulator_process import free_port
 
 URL = "/webhooks/service/"
 SECRETS = ["first-secret", "second-secret"]

@@ -17,12 +17,12 @@ from websockets.exceptions import ConnectionClosed
 
 from dashboard.quality import processing
 from dashboard.quality.models import Delivery
+from dashboard.testing.live_view import LiveSocket
+from dashboard.testing.routes import pages, sockets
+from dashboard.testing.servers import USER_PASSWORD, start_dashboard
+from dashboard.testing.simulator import start_simulator
+from dashboard.testing.sockets import communicator, session_cookie_for
 from dashboard.upstream.webhooks import signature
-from tests.live.test_socket_signin import communicator, session_cookie_for
-from tests.reliability.live_view import LiveSocket
-from tests.reliability.routes import pages, sockets
-from tests.servers import USER_PASSWORD, start_dashboard
-from tests.simulator_process import start_simulator
 
 SECRET = "e2e-webhook-secret"
 SECRET_KEY = "e2e-django-secret-key-never-shown-0123456789"
@@ -213,7 +213,7 @@ def test_the_real_server_shows_and_logs_no_secret_whatever_it_is_sent(server):
     assert bad_host.status_code == 400
     viewer = server.signed_in_client(server.add_user("wes", "wallboard"))
     assert viewer.get("/wallboards/").status_code == 403  # a refusal: one line in the log
-    assert server.process.poll() is None
+    assert server.process.running
     deadline = time.monotonic() + 10  # the log is read as it comes: wait for the last line
     while "Invalid HTTP_HOST header" not in server.log() and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -14,9 +14,9 @@ from contextlib import suppress
 import httpx
 import pytest
 
+from dashboard.testing.live_view import LiveSocket
+from dashboard.testing.servers import start_dashboard
 from dashboard.upstream.webhooks import signature
-from tests.reliability.live_view import LiveSocket
-from tests.servers import start_dashboard
 
 SECRET = "e2e-webhook-secret"  # what start_dashboard configures
 DISTINCT, REPEATS, SECONDS = 800, 200, 10.0
@@ -128,7 +128,7 @@ def test_a_flood_with_repeats_is_stored_and_processed_once_each(simulator, tmp_p
         pushed = new_alert_rows(coaching)
         coaching.close()
         assert len(pushed) == len(set(pushed)) == DISTINCT // 4  # each new alert shown once
-        assert server.process.poll() is None
+        assert server.process.running
         assert httpx.get(f"{server.url}/healthz", timeout=10).status_code == 200
         assert "Traceback" not in server.log() and SECRET not in server.log()
     finally:

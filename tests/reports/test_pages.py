@@ -7,8 +7,8 @@ import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 
 from dashboard.reports import publish, summaries
+from dashboard.testing.sockets import closed_with, socket_for
 from dashboard.upstream import contract as c
-from tests.live.test_socket_signin import closed_with, socket_for
 
 NOW = datetime.now(UTC)
 CAMPAIGNS = [
@@ -96,9 +96,9 @@ def test_it_puts_ai_dialing_and_the_ai_share_of_todays_calls_in_the_header():
 
     from dashboard.live.feed import LiveFeed
     from dashboard.live.state import LiveState
-    from tests.live.test_state import Feed
+    from dashboard.testing.feeds import Events
 
-    feed, events = LiveFeed(LiveState(ZoneInfo("UTC"))), Feed()
+    feed, events = LiveFeed(LiveState(ZoneInfo("UTC"))), Events()
     assert "AI status unknown · no calls ended today" in unescape(feed.upstream_html())
     for event in (
         events.started(0, "c1", ai=True),

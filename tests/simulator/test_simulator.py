@@ -10,7 +10,8 @@ import httpx
 import pytest
 import socketio
 
-from tests.simulator.receiver import Receiver
+from dashboard.testing.processes import wait_until
+from dashboard.testing.receiver import Receiver
 
 
 @pytest.fixture
@@ -28,13 +29,6 @@ def token_call(sim, grant, body, anon_key=None):
         headers={"apikey": anon_key or sim.anon_key},
         timeout=10,
     )
-
-
-def wait_for(check, timeout=15):
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.1)
 
 
 # ---- Auth provider ----------------------------------------------------------------------------
@@ -147,7 +141,7 @@ def create_hook(sim, url, events=None):
 def test_it_signs_deliveries_over_the_raw_body(simulator, receiver):
     hook, _ = create_hook(simulator, receiver.url)
     simulator.control("webhook", event="coaching_alert")
-    wait_for(lambda: receiver.received)
+    wait_until(lambda: receiver.received, 15, "a delivery")
     headers, body = receiver.received[0]
     expected = "sha256=" + hmac.new(hook["secret"].encode(), body, hashlib.sha256).hexdigest()
     assert headers["x-webhook-signature"] == expected
@@ -162,7 +156,7 @@ def test_it_retries_with_the_same_id_and_logs_every_attempt(simulator):
     try:
         hook, token = create_hook(simulator, receiver.url)
         simulator.control("webhook", event="qa_scored")
-        wait_for(lambda: len(receiver.received) == 3, timeout=10)  # after 1 s and 2 s
+        wait_until(lambda: len(receiver.received) == 3, 10, "3 attempts")  # after 1 s and 2 s
         ids = {json.loads(body)["id"] for _, body in receiver.received}
         assert len(ids) == 1
         log = simulator.get(f"/webhooks/outbound/{hook['id']}/deliveries", token).json()["data"]
@@ -172,7 +166,7 @@ def test_it_retries_with_the_same_id_and_logs_every_attempt(simulator):
             headers={"Authorization": f"Bearer {token}"},
         )
         assert replay.status_code == 202
-        wait_for(lambda: len(receiver.received) == 4)
+        wait_until(lambda: len(receiver.received) == 4, 15, "the replay")
         assert receiver.received[3][1] == receiver.received[0][1]  # the same body again
     finally:
         receiver.close()
@@ -185,13 +179,13 @@ def test_it_sends_a_sample_on_test(simulator, receiver):
         headers={"Authorization": f"Bearer {token}"},
     )
     assert r.status_code == 202
-    wait_for(lambda: receiver.received)
+    wait_until(lambda: receiver.received, 15, "a delivery")
 
 
 def test_it_can_send_a_badly_signed_delivery(simulator, receiver):
     hook, _ = create_hook(simulator, receiver.url)
     simulator.control("bad-signature-webhook")
-    wait_for(lambda: receiver.received)
+    wait_until(lambda: receiver.received, 15, "a delivery")
     headers, body = receiver.received[0]
     good = "sha256=" + hmac.new(hook["secret"].encode(), body, hashlib.sha256).hexdigest()
     assert headers["x-webhook-signature"] != good

@@ -6,8 +6,8 @@ import logging
 import httpx
 import pytest
 
+from dashboard.testing.upstream import session_for
 from dashboard.upstream.errors import AuthError
-from tests.upstream.helpers import session_for
 
 
 async def test_it_signs_in_and_learns_its_organisation(simulator):

@@ -5,10 +5,10 @@ import time
 import httpx
 import pytest
 
+from dashboard.testing.upstream import session_for
 from dashboard.upstream import contract as c
 from dashboard.upstream.errors import Forbidden, UpstreamError
 from dashboard.upstream.rest import RestClient
-from tests.upstream.helpers import session_for
 
 
 def rest_for(sim, client, **options):

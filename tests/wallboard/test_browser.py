@@ -4,15 +4,16 @@ reloading on a new deploy, and no kiosk token in the server's log."""
 
 import re
 import time
-from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 from websockets.sync.client import connect
 
-from tests.servers import screenshot, start_dashboard
-from tests.simulator_process import free_port, start_simulator
-from tests.wallboard.conftest import tampered
+from dashboard.testing.browsers import screenshot, wait_until
+from dashboard.testing.links import create_link, revoke_newest, tampered, token_of
+from dashboard.testing.processes import free_port
+from dashboard.testing.servers import start_dashboard
+from dashboard.testing.simulator import start_simulator
 
 NEW_ROW = re.compile(r"htmx:oobErrorNoTarget, #(agent|call|queue)-")
 SCREENS = {"1080p": (1920, 1080), "4k": (3840, 2160)}
@@ -46,41 +47,6 @@ OVERFLOW = """() => {
   }
   return {scroll: [d.scrollWidth, d.scrollHeight], client: [d.clientWidth, d.clientHeight], bad};
 }"""
-
-
-def wait_until(page, condition, timeout=30_000):
-    """Polls on a timer: a busy page at 4K may draw too few frames for rAF polling. A function,
-    not a bare expression, which Playwright would evaluate with eval (the page's CSP refuses)."""
-    page.wait_for_function(f"() => {condition}", polling=250, timeout=timeout)
-
-
-def create_link(client, name, panels, rotation_s=15, expires=timedelta(days=7)):
-    """Through the Manager's page, as a person would; returns the kiosk address."""
-    client.get("/wallboards/")
-    r = client.post(
-        "/wallboards/",
-        data={
-            "csrfmiddlewaretoken": client.cookies["csrftoken"],
-            "name": name,
-            "panels": panels,
-            "rotation_s": str(rotation_s),
-            "expires_at": (datetime.now(UTC) + expires).strftime("%Y-%m-%dT%H:%M"),
-        },
-    )
-    return re.search(r'id="new-link-url"[^>]*value="([^"]+)"', r.text).group(1)
-
-
-def token_of(url):
-    return url.rstrip("/").rsplit("/", 1)[1]
-
-
-def revoke_newest(client):
-    """Revoke the newest link, through the Manager's page (the list shows no tokens)."""
-    newest = re.findall(r'<tr id="link-(\d+)">', client.get("/wallboards/").text)[0]
-    r = client.post(
-        f"/wallboards/{newest}/revoke/", data={"csrfmiddlewaretoken": client.cookies["csrftoken"]}
-    )
-    assert r.status_code == 302
 
 
 @pytest.fixture(scope="module")

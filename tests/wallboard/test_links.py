@@ -6,8 +6,8 @@ from datetime import timedelta
 from django.test import Client
 from django.utils import timezone
 
+from dashboard.testing.links import make_link
 from dashboard.wallboard.models import KioskLink
-from tests.wallboard.conftest import make_link
 
 FORM = {
     "name": "Sales floor TV",

@@ -3,8 +3,9 @@ dashboard goes away, gone by itself when they are back; a new deploy reloads the
 
 import pytest
 
-from tests.servers import screenshot, start_dashboard
-from tests.wallboard.test_browser import create_link, wait_until
+from dashboard.testing.browsers import screenshot, wait_until
+from dashboard.testing.links import create_link
+from dashboard.testing.servers import start_dashboard
 
 OVERLAY_SHOWN = "!document.getElementById('wb-stale').hidden"
 OVERLAY_GONE = "document.getElementById('wb-stale').hidden"

@@ -1,0 +1,136 @@
+"""The harness's pytest fixtures (tests/conftest.py loads this plugin)."""
+
+import os
+
+import pytest
+
+from dashboard.accounts.roles import MANAGER, SUPERVISOR, WALLBOARD
+
+from . import browsers, stores
+from .people import make_user
+from .servers import start_dashboard
+from .simulator import start_simulator
+
+# Limits that make real time pass slowly in the product, shortened for every dashboard the
+# tests start (they inherit this environment). Each is a setting; the shell's value wins.
+TEST_SETTINGS = {
+    "LIVE_HEARTBEAT_S": "1",  # a quiet floor's push; the upstream status lapses after 3
+    "LIVE_STALE_AFTER_S": "3",  # browsers say "stale" after this long without a message
+}
+for _name, _value in TEST_SETTINGS.items():
+    os.environ.setdefault(_name, _value)
+
+
+# ---- People -----------------------------------------------------------------------------
+@pytest.fixture
+def alice(db):
+    """A Manager."""
+    return make_user("alice", MANAGER)
+
+
+@pytest.fixture
+def bob(db):
+    """A Supervisor."""
+    return make_user("bob", SUPERVISOR)
+
+
+@pytest.fixture
+def carol(db):
+    """A Wallboard viewer."""
+    return make_user("carol", WALLBOARD)
+
+
+@pytest.fixture
+def dave(db):
+    """Signed in, but with no role at all."""
+    return make_user("dave")
+
+
+@pytest.fixture
+def client_for(client):
+    """A test client signed in as the given user."""
+
+    def sign_in(user):
+        client.force_login(user)
+        return client
+
+    return sign_in
+
+
+# ---- The simulated tenant ---------------------------------------------------------------
+@pytest.fixture
+def sim_factory():
+    """Start simulators with the given `manage.py simulate` arguments; stopped after."""
+    started = []
+
+    def make(*args, **kwargs):
+        sim = start_simulator(*args, **kwargs)
+        started.append(sim)
+        return sim
+
+    yield make
+    for sim in started:
+        sim.stop()
+
+
+@pytest.fixture
+def simulator(sim_factory):
+    """A simulated tenant of the test's own, with its fault controls."""
+    return sim_factory("--faults", "--seed", "7")
+
+
+@pytest.fixture(scope="module")
+def module_simulator():
+    """One simulated tenant for a whole module, for tests that only read from it (no
+    fault, no pause): a start saved per test."""
+    sim = start_simulator("--faults", "--seed", "7")
+    yield sim
+    sim.stop()
+
+
+# ---- The dashboard and a browser ----------------------------------------------------------
+@pytest.fixture
+def dashboard_server(simulator, tmp_path):
+    server = start_dashboard(simulator, tmp_path)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Chromium for one test module: Playwright's sync API holds an event loop while it
+    runs, which the asyncio tests of later modules must not find."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = browsers.launch(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    pg = context.new_page()
+    yield pg
+    context.close()
+
+
+# ---- Redis and PostgreSQL -----------------------------------------------------------------
+@pytest.fixture
+def redis_url():
+    """A fresh, empty Redis; its URL."""
+    with stores.redis_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    with stores.postgres_server() as server:
+        yield server
+
+
+@pytest.fixture
+def postgres_url(postgres_server):
+    """A fresh, empty PostgreSQL database for one test; its URL."""
+    return postgres_server.new_database()
