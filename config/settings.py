@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "dashboard.quality",
     "dashboard.reports",
     "dashboard.wallboard",
+    "dashboard.main",
     "dashboard.simulator",
 ]
 
@@ -199,8 +200,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "filters": {
-        "kiosk_tokens": {"()": "dashboard.logs.RedactKioskTokens"},
-        "calm_refusals": {"()": "dashboard.logs.CalmRefusals"},
+        "kiosk_tokens": {"()": "dashboard.shared.logs.RedactKioskTokens"},
+        "calm_refusals": {"()": "dashboard.shared.logs.CalmRefusals"},
     },
     "handlers": {
         "console": {

@@ -11,10 +11,10 @@ from django.core.cache import cache
 from django.template.loader import render_to_string
 
 from dashboard.accounts.roles import RANK, WALLBOARD, user_role
-from dashboard.reports.publish import FLOOR_CHARTS
 
 from . import fanout
 from .feed import GROUP, SNAPSHOT_KEY, STATUS_GROUP, STATUS_KEY
+from .groups import FLOOR_CHARTS
 
 CLOSE_SIGNED_OUT = 4401  # htmx's websocket extension does not retry 4xxx codes
 CLOSE_FORBIDDEN = 4403

@@ -16,7 +16,7 @@ from asgiref.sync import sync_to_async
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from dashboard.aio import pause
+from dashboard.shared.aio import pause
 from dashboard.upstream import contract as c
 from dashboard.upstream import webhooks as wh
 from dashboard.upstream.errors import ContractError
@@ -31,7 +31,6 @@ from .models import (
     Scorecard,
 )
 from .publish import publish_alert, publish_qa
-from .views import qa_context
 
 log = logging.getLogger("dashboard.quality.processing")
 SWEEP_S = 5.0
@@ -81,7 +80,7 @@ def process_pending(stop: asyncio.Event | None = None) -> int:
     for alert in new_alerts:
         publish_alert(alert, new=True)
     if qa_changed:
-        publish_qa(qa_context())
+        publish_qa()
     return done
 
 

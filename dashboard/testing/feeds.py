@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 from asgiref.sync import sync_to_async
 from django.core.cache import cache
 
-from dashboard.live.feed import LiveFeed
 from dashboard.live.state import LiveState
+from dashboard.main.bridge_task import live_feed
 from dashboard.upstream import contract as c
 
 T0 = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
@@ -49,9 +49,10 @@ class Events:
 
 @contextlib.asynccontextmanager
 async def running_feed(agents):
-    """A live feed on the test's loop, its first push (the whole view) already cached."""
+    """A live feed on the test's loop, wired as the bridge wires it, its first push (the
+    whole view) already cached."""
     await sync_to_async(cache.clear)()
-    feed = LiveFeed(LiveState(UTC), tick=0.1, heartbeat=60)
+    feed = live_feed(LiveState(UTC), tick=0.1, heartbeat=60)
     feed.snapshot(agents, [])
     feed.status("connected")
     stop = asyncio.Event()

@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 
-from dashboard.reports import publish, summaries
+from dashboard.reports import publish
+from dashboard.shared import summaries
 from dashboard.testing.sockets import closed_with, socket_for
 from dashboard.upstream import contract as c
 
@@ -71,7 +72,7 @@ async def test_it_pushes_the_list_and_each_campaign_page_once_per_refresh(bob):
     one = await socket_for(bob, "/ws/campaigns/k1/")
     for ws in (listing, one):
         assert (await ws.connect())[0]
-    await sync_to_async(publish.summaries_changed)()
+    await sync_to_async(publish.campaigns_changed)()
     got_list = await listing.receive_from(timeout=5)
     while 'id="campaigns-body"' not in got_list:  # the status fragment may come first
         got_list = await listing.receive_from(timeout=5)
@@ -124,14 +125,13 @@ async def test_it_extends_the_qa_trend_on_the_qa_pages_push(bob):
 
     from dashboard.quality.models import Scorecard
     from dashboard.quality.publish import publish_qa
-    from dashboard.quality.views import qa_context
 
     ws = await socket_for(bob, "/ws/qa/")
     assert (await ws.connect())[0]
     await Scorecard.objects.acreate(
         scorecard_id="s1", score=15, max_score=20, passed=True, scored_at=timezone.now()
     )
-    await sync_to_async(lambda: publish_qa(qa_context()))()
+    await sync_to_async(publish_qa)()
     html = await ws.receive_from(timeout=5)
     while 'id="qa-body"' not in html:
         html = await ws.receive_from(timeout=5)

@@ -10,8 +10,8 @@ from asgiref.sync import sync_to_async
 
 from dashboard.live.feed import LiveFeed
 from dashboard.live.state import LiveState
-from dashboard.reports import summaries
 from dashboard.reports.refresher import Refresher
+from dashboard.shared import summaries
 from dashboard.testing.upstream import session_for
 from dashboard.upstream.rest import RestClient
 
