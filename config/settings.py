@@ -43,6 +43,11 @@ UPSTREAM_WEBHOOK_SECRETS = env.list("UPSTREAM_WEBHOOK_SECRETS", default=[])
 UPSTREAM_REFRESH_INTERVAL_S = env.int("UPSTREAM_REFRESH_INTERVAL_S", default=30)
 UPSTREAM_REST_TIMEOUT_S = env.float("UPSTREAM_REST_TIMEOUT_S", default=10.0)
 SERVICE_LEVEL_THRESHOLD_S = env.int("SERVICE_LEVEL_THRESHOLD_S", default=20)
+# The live feed pushes at least this often on a quiet floor; the upstream status it keeps
+# for /readyz lapses after three missed beats. Browsers call a screen stale after
+# LIVE_STALE_AFTER_S without a message (keep it above the heartbeat).
+LIVE_HEARTBEAT_S = env.float("LIVE_HEARTBEAT_S", default=5.0)
+LIVE_STALE_AFTER_S = env.float("LIVE_STALE_AFTER_S", default=10.0)
 
 # First values of the live view's limits; managers change them in the admin (Thresholds).
 LIVE_THRESHOLDS = {

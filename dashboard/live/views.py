@@ -8,7 +8,6 @@ from dashboard.accounts.roles import WALLBOARD, role_required
 from dashboard.shared.today import start_of_today
 
 from .feed import TEAMS_KEY
-from .models import Thresholds
 from .render import STATE_LOOK
 
 
@@ -22,7 +21,6 @@ def home(request, charts):
         {
             "teams": cache.get(TEAMS_KEY) or [],
             "states": [(key, label) for key, (_, label) in STATE_LOOK.items()],
-            "live_config": {"thresholds": Thresholds.current().for_browser()},
             "charts": charts(start_of_today(), datetime.now(UTC)),
             "service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S,
         },

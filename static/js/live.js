@@ -7,9 +7,11 @@
 (function () {
   "use strict";
 
-  const STALE_AFTER_S = 10;  // no message for this long: the screen says so
-  const STATE_ORDER = ["available", "ringing", "on_call", "wrap_up", "paused", "offline", "unknown"];
+  // The limits, labels and close codes come from the server (dashboard/live/browser.py).
   const config = JSON.parse(document.getElementById("live-config")?.textContent || "{}");
+  const STALE_AFTER_S = config.stale_after_s;  // no message for this long: the screen says so
+  const STATE_ORDER = Object.keys(config.states);
+  const CLOSED_FOR_GOOD = Object.values(config.close);  // htmx does not retry these
   const thresholds = config.thresholds || {};
   const conn = document.getElementById("conn");
   const socketElt = document.querySelector("[ws-connect]");
@@ -203,7 +205,7 @@
     socketElt.addEventListener("htmx:wsOpen", () => { socketState = "open"; showFreshness(); });
     socketElt.addEventListener("htmx:wsClose", (e) => {
       const code = e.detail.event.code;
-      socketState = code === 4401 || code === 4403 ? "signed-out" : "closed";
+      socketState = CLOSED_FOR_GOOD.includes(code) ? "signed-out" : "closed";
       showFreshness();
     });
     socketElt.addEventListener("htmx:wsAfterMessage", () => {

@@ -7,17 +7,14 @@
 (function () {
   "use strict";
 
-  const STALE_AFTER_S = 10;
+  const config = JSON.parse(document.getElementById("live-config").textContent);
+  const STALE_AFTER_S = config.stale_after_s;  // dashboard/live/browser.py
   const TILE_RATIO = 5;  // width / height of an agent tile: icon, name and timer on one line
   const BIG_NUMBERS = ".kpi .value, .qrow strong, .wb-alerts-total";
-  const config = JSON.parse(document.getElementById("live-config").textContent);
   const socketElt = document.querySelector("[ws-connect]");
   const panels = [...document.querySelectorAll(".wb-panel")]
     .filter((p) => config.panels.includes(p.dataset.panel));
-  const stateNames = {
-    available: "Available", ringing: "Ringing", on_call: "On call", wrap_up: "Wrap-up",
-    paused: "Paused", offline: "Offline", unknown: "Unknown",
-  };
+  const stateNames = config.states;
   let current = 0;
   let lastMessageAt = Date.now();  // page load counts: a feed that never answers goes stale too
   let finished = false;  // the link was closed, or a reload is under way: nothing more to show
@@ -145,7 +142,7 @@
       showStale();
     });
     socketElt.addEventListener("htmx:wsClose", (e) => {
-      if (e.detail.event.code !== 4403) return;  // htmx reconnects by itself otherwise
+      if (e.detail.event.code !== config.close.forbidden) return;  // else htmx reconnects
       finished = true;
       const notice = document.getElementById("wallboard-closed");
       if (notice.hidden) {  // closed without a reason sent first
