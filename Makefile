@@ -24,9 +24,13 @@ run: $(VENV)/.installed-run
 	$(PY) manage.py demo_user
 	exec $(PY) manage.py serve --port $(PORT)
 
+# Parallel workers, a test module to each (its tests stay together and in order): most of
+# the suite waits on real time, not the CPU. TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= 3
+
 test: $(VENV)/.installed-test
 	bash .ci/system-deps
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 $(VENV)/.installed-bench: pyproject.toml $(VENV)/.installed-test
 	$(PY) -m pip install -q -e '.[test,bench]'

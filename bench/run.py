@@ -32,7 +32,7 @@ CONNECTS_PER_S = 50  # browsers arriving, all client processes together
 TARGET_P99_MS = 150
 SUSTAIN_RATES = (100, 50, 25, 10)  # tried in turn when the relay cannot keep up
 TICKS = os.sysconf("SC_CLK_TCK")
-HEARTBEAT_S = 5  # the live feed's
+HEARTBEAT_S = float(os.environ.get("LIVE_HEARTBEAT_S", 5))  # the live feed's (settings)
 
 
 @dataclass

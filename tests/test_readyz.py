@@ -30,8 +30,8 @@ def test_it_is_ready_once_signed_in_and_joined(dashboard_server):
         ({"UPSTREAM_ANON_KEY": "wrong-key"}, "bad_anon_key"),
     ],
 )
-def test_it_names_the_sign_in_failure(simulator, tmp_path, env, reason):
-    server = start_dashboard(simulator, tmp_path, env, wait_ready=False)
+def test_it_names_the_sign_in_failure(module_simulator, tmp_path, env, reason):
+    server = start_dashboard(module_simulator, tmp_path, env, wait_ready=False)
     try:
         r = readyz_when(server, lambda r: reason in r.text)
         assert r.status_code == 503

@@ -56,6 +56,7 @@ async def run_bridge(stop: asyncio.Event):
         state = LiveState(ZoneInfo(settings.TIME_ZONE), settings.SERVICE_LEVEL_THRESHOLD_S)
         feed = live_feed(
             state,
+            heartbeat=settings.LIVE_HEARTBEAT_S,
             extra={
                 "service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S,
                 "appointments_today": None,  # unknown until the webhook records are read

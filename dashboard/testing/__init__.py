@@ -44,3 +44,9 @@ What keeps the suite fast, for new tests to use:
 - Wait with `wait_until`/`await_until`, or a browser's own waits, never a bare sleep
   that assumes how fast the machine is.
 """
+
+import os
+
+# Real-time windows of the long tests (see above); `TEST_SOAK_S=60 make test` for the minute.
+SOAK_S = float(os.environ.get("TEST_SOAK_S", "20"))
+OUTAGE_S = float(os.environ.get("TEST_OUTAGE_S", "12"))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
+from dashboard.testing import OUTAGE_S
 from dashboard.testing.live_view import LiveSocket, current_view, matches_truth
 from dashboard.testing.servers import start_dashboard
 from dashboard.testing.simulator import start_simulator
@@ -92,11 +93,14 @@ def test_it_recovers_from_sockets_dropped_mid_stream(floor):
 @pytest.mark.timeout(180)
 def test_it_says_stale_for_as_long_as_sockets_are_refused_then_recovers(floor):
     socket = floor.socket()
-    floor.sim.control("refuse-sockets", seconds=30)
+    floor.sim.control("refuse-sockets", seconds=OUTAGE_S)  # TEST_OUTAGE_S; it was 30 s
     floor.sim.control("drop-sockets")
     started = time.monotonic()
     socket.read_until(lambda v: any(state != "connected" for state, _ in v.upstream))
-    for at in (10, 25):  # a browser arriving mid-outage is told too, and /readyz says so
+    for at in (
+        OUTAGE_S / 3,
+        OUTAGE_S * 5 / 6,
+    ):  # one arriving mid-outage is told too, as is /readyz
         time.sleep(max(0.0, started + at - time.monotonic()))
         assert current_view(floor.server, floor.client).upstream[-1][0] != "connected"
         assert floor.ready() == 503
@@ -107,10 +111,11 @@ def test_it_says_stale_for_as_long_as_sockets_are_refused_then_recovers(floor):
 
 def test_after_a_long_outage_the_next_drop_is_retried_at_once(floor):
     """The reconnect backoff starts afresh once a session was live again: one drop after a
-    long outage must not wait out the outage's 15-30 s backoff."""
+    long outage must not wait out the backoff the outage grew (8 s or more after 12 s of
+    refusals, 15 s or more after 30 s), so it must be live again within OUTAGE_S / 2."""
     socket = floor.socket()
     floor.sim.control("drop-sockets")
-    stale_then_live(socket, timeout=10)
+    stale_then_live(socket, timeout=min(10, OUTAGE_S / 2))
     socket.close()
 
 
