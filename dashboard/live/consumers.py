@@ -51,7 +51,7 @@ class PushConsumer(AsyncWebsocketConsumer):
         """Send what the page needs to be right at once; here, the upstream status."""
         status = await cache.aget(STATUS_KEY)
         if status:
-            await self.send(text_data=render_to_string("live/_upstream.html", {"u": status}))
+            await self.send(text_data=render_to_string("live/_upstream.html", {"status": status}))
 
     async def disconnect(self, code):
         for group in (self.group, *self.also):

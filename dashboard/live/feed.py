@@ -44,7 +44,7 @@ class LiveFeed:
         *,
         tick: float = 0.1,
         heartbeat: float = 5.0,
-        extra=None,
+        figures=None,
         render_panels=None,
     ):
         self.state = state
@@ -52,7 +52,7 @@ class LiveFeed:
         self.render_panels = render_panels or (lambda campaigns, figures, names: "")
         self.tick = tick
         self.heartbeat = heartbeat
-        self.extra = dict(extra or {})  # figures from outside the feed, for the KPI tiles
+        self.figures = dict(figures or {})  # from outside the feed (webhook records, settings)
         self.render = Renderer()
         self.layer = get_channel_layer()
         self.pending = Changes(full=True)
@@ -103,8 +103,8 @@ class LiveFeed:
 
     def set_figures(self, figures: dict):
         """Figures from outside the feed (appointments, alerts) may have changed."""
-        if any(self.extra.get(k) != v for k, v in figures.items()):
-            self.extra.update(figures)
+        if any(self.figures.get(k) != v for k, v in figures.items()):
+            self.figures.update(figures)
             self._merge(Changes(kpis=True, board=True))
 
     def _merge(self, changes: Changes):
@@ -195,7 +195,7 @@ class LiveFeed:
                 self.queue_html[queue_id] = self.render.queue(state.queues[queue_id])
                 out.append(self.queue_html[queue_id])
         if changes.kpis or changes.full or not self.kpi_html:
-            self.kpi_html = self.render.kpis(state, self.extra)
+            self.kpi_html = self.render.kpis(state, self.figures)
             out.append(self.kpi_html)
         if changes.full:
             return ""
@@ -206,7 +206,7 @@ class LiveFeed:
         """The wallboard's panels when they may have changed, else ""."""
         if changes.board or changes.full or not self.board_html:
             names = {a.agent_id: a.name for a in self.state.agents.values()}
-            self.board_html = self.render_panels(self.campaign_rows, self.extra, names)
+            self.board_html = self.render_panels(self.campaign_rows, self.figures, names)
             return self.board_html
         return ""
 
@@ -217,8 +217,6 @@ class LiveFeed:
         """The header's status: the feed's freshness and the AI's part in today's calls."""
         return {
             **self.upstream,
-            "seq": self.state.last_seq,
-            "emitted": iso(self.state.last_emitted_at),
             "ai_enabled": self.ai_enabled,
             "ai_share_pct": ai_share_pct(self.state.day.totals),
         }

@@ -57,7 +57,7 @@ async def run_bridge(stop: asyncio.Event):
         feed = live_feed(
             state,
             heartbeat=settings.LIVE_HEARTBEAT_S,
-            extra={
+            figures={
                 "service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S,
                 "appointments_today": None,  # unknown until the webhook records are read
                 "open_critical": None,

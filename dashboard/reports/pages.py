@@ -14,14 +14,14 @@ def campaigns_context() -> dict:
 
 
 def campaign_context(campaign_id: str) -> dict:
-    """The campaign's page; `c` is None when the service has not been reached yet."""
+    """The campaign's page; `campaign` is None when the service has not been reached yet."""
     entry = summaries.load("campaigns")
     found = next((x for x in entry["data"] or [] if x.id == campaign_id), None)
     since = start_of_today()
     return {
         "summary": entry,
         "campaign_id": campaign_id,
-        "c": campaign_row(found) if found else None,
+        "campaign": campaign_row(found) if found else None,
         "charts": {"chart-campaign": campaign_chart(campaign_id, since, datetime.now(UTC))},
         "outcomes": outcome_mix(campaign_id, since),
     }

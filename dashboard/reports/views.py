@@ -17,6 +17,6 @@ def campaigns(request):
 @role_required(SUPERVISOR)
 def campaign(request, campaign_id):
     context = campaign_context(campaign_id[:200])
-    if context["c"] is None and context["summary"]["data"] is not None:
+    if context["campaign"] is None and context["summary"]["data"] is not None:
         raise Http404("The service has no such campaign.")
     return render(request, "reports/campaign.html", context)

@@ -3,8 +3,9 @@
 import os
 
 import pytest
+from django.contrib.auth.models import Group
 
-from dashboard.accounts.roles import MANAGER, SUPERVISOR, WALLBOARD
+from dashboard.accounts.roles import GROUP_NAMES, MANAGER, SUPERVISOR, WALLBOARD
 
 from . import browsers, stores
 from .people import make_user
@@ -44,6 +45,14 @@ def carol(db):
 def dave(db):
     """Signed in, but with no role at all."""
     return make_user("dave")
+
+
+@pytest.fixture
+def role_groups(db):
+    """The role groups the data migration makes (a transactional test before this one, in
+    the same worker, flushed them)."""
+    for name in GROUP_NAMES.values():
+        Group.objects.get_or_create(name=name)
 
 
 @pytest.fixture

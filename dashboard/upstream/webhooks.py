@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from . import contract as c
+from . import fields
 from .errors import ContractError
 
 EVENT_HEADER = "X-Webhook-Event"
@@ -41,17 +42,17 @@ class Envelope:
 
 
 def parse_envelope(payload) -> Envelope:
-    d = c._obj(payload, "delivery")
-    event = c._str(d, "event")
+    d = fields.obj(payload, "delivery")
+    event = fields.string(d, "event")
     if event not in c.WEBHOOK_EVENTS:
         raise ContractError(f"unknown webhook event {event!r}")
     data = d.get("data")
     return Envelope(
-        id=c._str(d, "id"),
+        id=fields.string(d, "id"),
         event=event,
-        organization_id=c._text(d, "organization_id"),
-        created_at=c._time(d, "created_at", optional=True),
-        data=c._obj(data, "data"),
+        organization_id=fields.text(d, "organization_id"),
+        created_at=fields.timestamp(d, "created_at", optional=True),
+        data=fields.obj(data, "data"),
     )
 
 
@@ -84,48 +85,48 @@ class ComplianceChecked:
 
 
 def _opt(d, key):
-    return c._str(d, key, optional=True)
+    return fields.string(d, key, optional=True)
 
 
 def parse_data(event: str, d: dict):
     """The typed `data` of one event (the transcript of call_completed is not kept)."""
     if event == "call_completed":
         return CallCompleted(
-            c._str(d, "call_id"),
+            fields.string(d, "call_id"),
             _opt(d, "agent_id"),
             _opt(d, "campaign_id"),
-            c._text(d, "outcome", "unknown"),
-            max(0, c._int(d, "duration_s", default=0)),
+            fields.text(d, "outcome", "unknown"),
+            max(0, fields.integer(d, "duration_s", default=0)),
         )
     if event == "appointment_booked":
         return AppointmentBooked(
-            c._str(d, "appointment_id"),
+            fields.string(d, "appointment_id"),
             _opt(d, "call_id"),
             _opt(d, "campaign_id"),
             _opt(d, "agent_id"),
-            c._time(d, "starts_at", optional=True),
+            fields.timestamp(d, "starts_at", optional=True),
         )
     if event == "qa_scored":
-        max_score = c._int(d, "max_score")
+        max_score = fields.integer(d, "max_score")
         if max_score <= 0:
             raise ContractError("max_score must be positive")
         return c.Scorecard(  # the REST row's shape; the delivery's time is when it was scored
-            id=c._str(d, "scorecard_id"),
+            id=fields.string(d, "scorecard_id"),
             call_id=_opt(d, "call_id"),
             agent_id=_opt(d, "agent_id"),
             template_id=_opt(d, "template_id"),
-            score=c._int(d, "score"),
+            score=fields.integer(d, "score"),
             max_score=max_score,
-            passed=c._bool(d, "passed"),
+            passed=fields.boolean(d, "passed"),
             scored_at=None,
         )
     if event == "compliance_checked":
         return ComplianceChecked(
-            c._str(d, "check_id"),
+            fields.string(d, "check_id"),
             _opt(d, "call_id"),
             _opt(d, "agent_id"),
-            c._str(d, "rule"),
-            c._bool(d, "passed"),
-            c._text(d, "details"),
+            fields.string(d, "rule"),
+            fields.boolean(d, "passed"),
+            fields.text(d, "details"),
         )
     return c.parse_alert(d)

@@ -5,6 +5,8 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
+pytestmark = pytest.mark.usefixtures("role_groups")
+
 
 def run(*args):
     out = io.StringIO()
