@@ -40,15 +40,28 @@ $(VENV)/.installed-bench: pyproject.toml $(VENV)/.installed-test
 bench: $(VENV)/.installed-bench
 	$(PY) -m bench.run
 
-lint: $(VENV)/.installed-test
+# Biome, pinned in package.json and package-lock.json: the templates' scripts' formatter
+# and linter (no Node packages reach the browser; static/vendor/ is left as shipped).
+# `npm install --no-save` installs what the lock file pins, checked against its hashes
+# (npm ci refuses a lock that, as here, holds only this platform's Biome binary).
+node_modules/.installed: package.json package-lock.json
+	npm install --no-save --no-audit --no-fund --loglevel=error
+	@touch $@
+
+lint: $(VENV)/.installed-test node_modules/.installed
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/djlint templates --check
+	$(VENV)/bin/djlint templates --lint
+	node_modules/.bin/biome ci
 
-format: $(VENV)/.installed-test
+format: $(VENV)/.installed-test node_modules/.installed
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/djlint templates --reformat --quiet
+	node_modules/.bin/biome check --write
 
 ci: lint test
 
 clean:
-	rm -rf $(VENV) staticfiles test-artifacts .test-cache
+	rm -rf $(VENV) node_modules staticfiles test-artifacts .test-cache
