@@ -15,7 +15,7 @@ Modules, each named for what it gives:
   `dashboard_env`, `signed_in_client`, `session_cookie`, `ready`.
 - `stores`: `redis_server()` and `postgres_server()` (context managers).
 - `browsers`: `sign_in(page, server, user)`, `screenshot(page, name)` (test-artifacts/),
-  `wait_until(page, js_condition)`.
+  `wait_for_js(page, js_condition)`.
 - `live_view`: the live view as a browser reads it (`LiveSocket`, `LiveBrowser`, `View`,
   `matches_truth`); `sockets`: in-process websockets (`socket_for`, `communicator`,
   `closed_with`); `feeds`: `Events` (the service's events made by hand) and

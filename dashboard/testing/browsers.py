@@ -37,7 +37,7 @@ def screenshot(page, name):
     return path
 
 
-def wait_until(page, condition: str, timeout=30_000):
+def wait_for_js(page, condition: str, timeout=30_000):
     """Until the JavaScript expression `condition` holds on the page. Polls on a timer: a
     busy page at 4K may draw too few frames for rAF polling. A function, not a bare
     expression, which Playwright would evaluate with eval (the page's CSP refuses)."""

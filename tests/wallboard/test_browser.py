@@ -9,7 +9,7 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
-from dashboard.testing.browsers import screenshot, wait_until
+from dashboard.testing.browsers import screenshot, wait_for_js
 from dashboard.testing.links import create_link, revoke_newest, tampered, token_of
 from dashboard.testing.processes import free_port
 from dashboard.testing.servers import start_dashboard
@@ -80,7 +80,7 @@ def test_it_fits_300_agents_and_every_panel_on_the_screen(floor, browser, screen
         for key, filled in FILLED.items():
             page.goto(create_link(manager, f"TV {key} {screen}", [key]))
             page.wait_for_selector(filled, state="attached", timeout=60_000)
-            wait_until(page, "document.getElementById('conn').dataset.state === 'live'")
+            wait_for_js(page, "document.getElementById('conn').dataset.state === 'live'")
             page.wait_for_timeout(1500)  # the grid fits itself on the next tick
             screenshot(page, f"wallboard-{screen}-{key}")
             layout = page.evaluate(OVERFLOW)
@@ -101,14 +101,14 @@ def test_it_rotates_its_panels_on_the_link_interval(floor, page):
     sim, server, manager = floor
     page.goto(create_link(manager, "Rotating TV", ["kpis", "alerts"], rotation_s=5))
     title = "document.getElementById('wb-panel-title').textContent"
-    wait_until(page, f"{title} === 'Key figures'")
+    wait_for_js(page, f"{title} === 'Key figures'")
     clock = page.inner_text("#clock")
     assert page.locator(".wb-panel[data-panel=alerts]").is_hidden()
-    wait_until(page, f"{title} === 'Open coaching alerts'", timeout=20_000)
+    wait_for_js(page, f"{title} === 'Open coaching alerts'", timeout=20_000)
     assert page.locator(".wb-panel[data-panel=kpis]").is_hidden()
     assert page.locator("#wb-alerts").is_visible()
     assert page.inner_text("#clock") != clock  # the clock ticks
-    wait_until(page, f"{title} === 'Key figures'", timeout=20_000)
+    wait_for_js(page, f"{title} === 'Key figures'", timeout=20_000)
     assert page.locator(".wb-panel[data-panel=queues]").is_hidden()  # not on this link
 
 
@@ -116,7 +116,7 @@ def test_it_tells_the_screen_when_its_link_is_revoked(floor, page):
     sim, server, manager = floor
     url = create_link(manager, "Front desk TV", ["kpis"])
     page.goto(url)
-    wait_until(page, "document.getElementById('conn').dataset.state === 'live'")
+    wait_for_js(page, "document.getElementById('conn').dataset.state === 'live'")
     revoke_newest(manager)
     # The socket closes within 5 s (tests/wallboard/test_socket.py); generous here, under load.
     page.wait_for_selector("#wallboard-closed[data-reason=revoked]", timeout=10_000)
