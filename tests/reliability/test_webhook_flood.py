@@ -78,14 +78,18 @@ async def send_all(url, flood):
         return await asyncio.gather(*(one(n, e, b) for n, (e, b) in enumerate(flood)))
 
 
+NEW_ROW = re.compile(r'hx-swap-oob="afterbegin:#alerts-body"><tr id="alert-(\d+)"')
+
+
 def new_alert_rows(socket, quiet=3.0):
-    """Ids of the rows a manager's open coaching page was sent as new, until it goes quiet."""
-    with suppress(TimeoutError):
-        while True:
-            socket.receive(timeout=quiet)
-    return re.findall(
-        r'hx-swap-oob="afterbegin:#alerts-body"><tr id="alert-(\d+)"', "".join(socket.messages)
-    )
+    """Ids of the rows a manager's open coaching page was sent as new, until no new row has
+    come for `quiet` seconds (the header's status still arrives every heartbeat)."""
+    last_row = time.monotonic()
+    while time.monotonic() - last_row < quiet:
+        with suppress(TimeoutError):
+            if NEW_ROW.search(socket.receive(timeout=quiet)):
+                last_row = time.monotonic()
+    return NEW_ROW.findall("".join(socket.messages))
 
 
 def counts(db):
