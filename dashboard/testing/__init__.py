@@ -22,7 +22,7 @@ Modules, each named for what it gives:
   `running_feed`; `upstream`: the adapter wired to a simulator (`session_for`,
   `bridge_for`, `StateSink`, `truth`); `people`, `links`, `routes`, `receiver`.
 - `fixtures`: the pytest plugin (tests/conftest.py loads it): `alice` (Manager), `bob`
-  (Supervisor), `carol` (Wallboard viewer), `dave` (no role), `client_for`;
+  (Supervisor), `carol` (Wallboard viewer), `dave` (no role), `client_for`, `role_groups`;
   `simulator` (a test's own), `module_simulator` (one per module, for tests that only
   read), `sim_factory`; `dashboard_server`; `browser` (one Chromium per module), `page`;
   `redis_url`, `postgres_url`.
@@ -38,9 +38,13 @@ What keeps the suite fast, for new tests to use:
 - Real-time windows of the long tests are environment variables with short defaults:
   `TEST_SOAK_S` (the token-rotation soak, 20 s; 60 s was the old minute) and
   `TEST_OUTAGE_S` (the refused-sockets outage, 12 s).
-- `make test` runs the tests in parallel workers (pytest-xdist, `-n 3 --dist loadfile`):
-  a module's tests stay together and in order, every port comes from `free_port`, every
-  file from `tmp_path`. Keep it so: no fixed port, no shared file.
+- `make test` runs the tests in parallel workers (pytest-xdist, `-n 3 --dist loadfile`;
+  `TEST_WORKERS=0 make test` for one process): a module's tests stay together and in
+  order, every port comes from `free_port`, every file from `tmp_path`. Keep it so: no
+  fixed port, no shared file, and no reliance on what another module left in the test
+  database (a transactional test flushes it: take `role_groups` if you need the roles).
+- One long module is the suite's tail: split a slow module of browser tests into two
+  files rather than growing it.
 - Wait with `wait_until`/`await_until`, or a browser's own waits, never a bare sleep
   that assumes how fast the machine is.
 """
