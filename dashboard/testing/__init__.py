@@ -43,8 +43,9 @@ What keeps the suite fast, for new tests to use:
   order, every port comes from `free_port`, every file from `tmp_path`. Keep it so: no
   fixed port, no shared file, and no reliance on what another module left in the test
   database (a transactional test flushes it: take `role_groups` if you need the roles).
-- One long module is the suite's tail: split a slow module of browser tests into two
-  files rather than growing it.
+- One long module is the suite's tail: the slowest modules are collected first
+  (`SLOW_FIRST` in tests/conftest.py; put a new slow module there), and a module of browser
+  tests that grows past a minute is better split in two.
 - Wait with `wait_until`/`await_until`, or a browser's own waits, never a bare sleep
   that assumes how fast the machine is.
 """
