@@ -30,9 +30,13 @@ run: $(VENV)/.installed-run
 	$(PY) manage.py demo_user
 	exec $(PY) manage.py serve --port $(PORT)
 
+# Parallel workers, a test module to each (its tests stay together and in order): most of
+# the suite waits on real time, not the CPU. TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= 3
+
 test: $(VENV)/.installed-test
 	bash .ci/system-deps
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 $(VENV)/.installed-bench: $(VENV)/.installed-test  # the bench extra is in requirements-dev.lock
 	@touch $@
@@ -51,15 +55,28 @@ lock:
 bench: $(VENV)/.installed-bench
 	$(PY) -m bench.run
 
-lint: $(VENV)/.installed-test
+# Biome, pinned in package.json and package-lock.json: the templates' scripts' formatter
+# and linter (no Node packages reach the browser; static/vendor/ is left as shipped).
+# `npm install --no-save` installs what the lock file pins, checked against its hashes
+# (npm ci refuses a lock that, as here, holds only this platform's Biome binary).
+node_modules/.installed: package.json package-lock.json
+	npm install --no-save --no-audit --no-fund --loglevel=error
+	@touch $@
+
+lint: $(VENV)/.installed-test node_modules/.installed
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/djlint templates --check
+	$(VENV)/bin/djlint templates --lint
+	node_modules/.bin/biome ci
 
-format: $(VENV)/.installed-test
+format: $(VENV)/.installed-test node_modules/.installed
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
+	-$(VENV)/bin/djlint templates --reformat --quiet  # exits 1 when it changed a file
+	node_modules/.bin/biome check --write
 
 ci: lint test
 
 clean:
-	rm -rf $(VENV) staticfiles test-artifacts
+	rm -rf $(VENV) node_modules staticfiles test-artifacts .test-cache

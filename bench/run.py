@@ -13,19 +13,17 @@ import argparse
 import json
 import math
 import os
-import queue
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tests.servers import start_dashboard
-from tests.simulator_process import free_port, start_simulator
+from dashboard.testing.processes import Process, free_port
+from dashboard.testing.servers import start_dashboard
+from dashboard.testing.simulator import start_simulator
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -34,7 +32,7 @@ CONNECTS_PER_S = 50  # browsers arriving, all client processes together
 TARGET_P99_MS = 150
 SUSTAIN_RATES = (100, 50, 25, 10)  # tried in turn when the relay cannot keep up
 TICKS = os.sysconf("SC_CLK_TCK")
-HEARTBEAT_S = 5  # the live feed's
+HEARTBEAT_S = float(os.environ.get("LIVE_HEARTBEAT_S", 5))  # the live feed's (settings)
 
 
 @dataclass
@@ -57,52 +55,6 @@ SCENARIOS = {
     ]
 }
 DEFAULT = ("small", "floor", "burst")
-
-
-class Child:
-    """A helper process driven by lines on stdin, answering with lines on stdout."""
-
-    def __init__(self, *args):
-        self.p = subprocess.Popen(
-            [sys.executable, "-m", *args],
-            cwd=ROOT,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        self.lines = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.p.stdout:
-            self.lines.put(line.strip())
-        self.lines.put(None)
-
-    def expect(self, prefix: str, timeout: float = 120) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
-            except queue.Empty:
-                raise RuntimeError(f"{self.p.args[2]} did not say {prefix!r}") from None
-            if line is None:
-                raise RuntimeError(f"{self.p.args[2]} exited (code {self.p.wait()})")
-            if line.startswith(prefix):
-                return line
-
-    def say(self, line: str):
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-
-    def stop(self):
-        if self.p.poll() is None:
-            self.p.stdin.close()
-            try:
-                self.p.wait(10)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait()
 
 
 def cpu_ticks(pid: int) -> int:
@@ -178,23 +130,24 @@ class Setup:
             port = free_port()
             relay = self._child("bench.relay", *sim_args, "--port", str(port))
             relay.expect("relay ready", 30)
-            self.pid, url = relay.p.pid, f"http://127.0.0.1:{port}"
+            self.pid, url = relay.pid, f"http://127.0.0.1:{port}"
             cookie = ""
         self.recorder = self._child("bench.relay", *sim_args)
         self.recorder.expect("relay ready", 30)
         n = math.ceil(clients / CLIENTS_PER_PROCESS)
+        self.clients = []
         for i in range(n):
             count = clients // n + (i < clients % n)
             args = ["--mode", "dashboard" if self.kind == "dashboard" else "relay"]
             args += ["--url", url, "--count", str(count), "--ramp", str(n / CONNECTS_PER_S)]
             if cookie:
                 args += ["--cookie", cookie]
-            self._child("bench.clients", *args)
-        self.clients = [c for c in self.children if c.p.args[2] == "bench.clients"]
-        self.connected = sum(int(c.expect("connected", 180).split()[1]) for c in self.clients)
+            self.clients.append(self._child("bench.clients", *args))
+        self.connected = sum(int(x.expect("connected", 180).split()[1]) for x in self.clients)
 
-    def _child(self, *args):
-        child = Child(*args)
+    def _child(self, module, *args):
+        """A helper process driven by lines on stdin, answering with lines on stdout."""
+        child = Process([sys.executable, "-m", module, *args], stdin=True)
         self.children.append(child)
         return child
 
@@ -204,78 +157,99 @@ class Setup:
     def window(self, rate: float, seconds: float, events: int = 0) -> dict:
         """One measured window: `seconds` at `rate` events/s from a quiet start (or, given
         `events`, until that many were emitted, however late the simulator is)."""
+        lo = self._start_measuring(rate)
+        logged = len(self.server.log()) if self.server else 0
+        ticks = cpu_ticks(self.pid)
+        cpu = self._emit(lo, seconds, events)
+        hi, lag = self.seq(), self.sim.stats()["lag_ms"]
+        drain = self._drain()
+        work = (cpu_ticks(self.pid) - ticks) / TICKS  # everything the window cost it
+        truth, parts = self._reports(lo, hi)
+        log = self.server.log()[logged:] if self.server else ""
+        return {
+            "connected": self.connected,
+            # a reload after a gap or a reconnect shows the right state under an older seq
+            "bridge_reloads": log.count("seq gap") + log.count("realtime session ended"),
+            **delivery(parts, hi - lo, json.loads(truth.read_text())["count"]),
+            "cpu_pct": round(100 * cpu, 1),
+            "cpu_s": round(work, 2),
+            "rss_mb": peak_rss_mb(self.pid),
+            "drain_s": drain,
+            "sim_lag_ms": lag,
+        }
+
+    def _start_measuring(self, rate: float) -> int:
+        """Set the rate, tell the clients the first seq; that seq."""
         self.sim.control("rate", events_per_second=rate)
         lo = self.seq()
-        for c in self.clients:
-            c.say(f"window {lo}")
-        for c in self.clients:
-            c.expect("measuring", 30)
-        logged = len(self.server.log()) if self.server else 0
+        for client in self.clients:
+            client.say(f"window {lo}")
+        for client in self.clients:
+            client.expect("measuring", 30)
+        return lo
+
+    def _emit(self, lo: int, seconds: float, events: int) -> float:
+        """Let the simulator run; the target's CPU share meanwhile (of one core)."""
         ticks, started = cpu_ticks(self.pid), time.monotonic()
         self.sim.control("resume")
         time.sleep(seconds)
         while events and self.seq() - lo < events and time.monotonic() - started < 15:
             time.sleep(0.02)
         self.sim.control("pause")
-        cpu = (cpu_ticks(self.pid) - ticks) / TICKS / (time.monotonic() - started)
-        hi = self.seq()
-        lag = self.sim.stats()["lag_ms"]
-        pids = [self.pid, *(c.p.pid for c in self.clients)]
+        return (cpu_ticks(self.pid) - ticks) / TICKS / (time.monotonic() - started)
+
+    def _drain(self) -> float:
+        """Wait until the target and the clients are idle; how long the backlog took."""
+        pids = [self.pid, *(client.pid for client in self.clients)]
         drain = settle(pids)
         if self.kind == "dashboard":  # a dropped push is repaired by the next: the heartbeat
             time.sleep(HEARTBEAT_S + 1)
             settle(pids)
-        work = (cpu_ticks(self.pid) - ticks) / TICKS  # everything the window cost it
+        return drain
+
+    def _reports(self, lo: int, hi: int) -> tuple[Path, list[dict]]:
+        """The recorder's truth of seqs lo..hi, and each client process's report on it."""
         truth = self.workdir / f"truth-{lo}.json"
         self.recorder.say(f"dump {truth} {lo} {hi}")
         self.recorder.expect("dumped", 30)
         parts = []
-        for i, c in enumerate(self.clients):
+        for i, client in enumerate(self.clients):
             out = self.workdir / f"clients-{lo}-{i}.json"
-            c.say(f"report {truth} {out}")
-            c.expect("reported", 60)
+            client.say(f"report {truth} {out}")
+            client.expect("reported", 60)
             parts.append(json.loads(out.read_text()))
-        latency, lag_hist, lost, shown, errors = {}, {}, [], [], []
-        for part in parts:
-            for hist, into in ((part["latency"], latency), (part["lag"], lag_hist)):
-                for k, v in hist.items():
-                    into[int(k)] = into.get(int(k), 0) + v
-            lost += part["lost"]
-            shown += part["shown"]
-            errors += part["errors"]
-        emitted = hi - lo
-        recorded = json.loads(truth.read_text())["count"]
-        log = self.server.log()[logged:] if self.server else ""
-        return {
-            "connected": self.connected,
-            # a reload after a gap or a reconnect shows the right state under an older seq
-            "bridge_reloads": log.count("seq gap") + log.count("realtime session ended"),
-            "emitted": emitted,
-            "recorded": recorded,
-            **{f"p{q}_ms": percentile(latency, q / 100) for q in (50, 95, 99)},
-            "max_ms": round(max(latency) / 10, 1) if latency else float("nan"),
-            # events the recorder missed could not be checked: count them lost to everyone
-            "lost": sum(lost) + (emitted - recorded) * len(lost),
-            "delivered_per_client_min": recorded - max(lost, default=0),
-            "shown_per_client_median": statistics.median(shown) if shown else 0,
-            "cpu_pct": round(100 * cpu, 1),
-            "cpu_s": round(work, 2),
-            "rss_mb": peak_rss_mb(self.pid),
-            "drain_s": drain,
-            "sim_lag_ms": lag,
-            "client_lag_ms": {
-                "p99": percentile(lag_hist, 0.99),
-                "max": max(lag_hist, default=0) / 10,
-            },
-            "client_errors": errors[:5],
-        }
+        return truth, parts
 
     def stop(self):
-        for c in reversed(self.children):
-            c.stop()
+        for child in reversed(self.children):
+            child.stop()
         if self.server:
             self.server.stop()
         self.sim.stop()
+
+
+def delivery(parts: list[dict], emitted: int, recorded: int) -> dict:
+    """Latency, losses and the clients' own lag, from the client processes' reports."""
+    latency, lag, lost, shown, errors = {}, {}, [], [], []
+    for part in parts:
+        for hist, into in ((part["latency"], latency), (part["lag"], lag)):
+            for k, v in hist.items():
+                into[int(k)] = into.get(int(k), 0) + v
+        lost += part["lost"]
+        shown += part["shown"]
+        errors += part["errors"]
+    return {
+        "emitted": emitted,
+        "recorded": recorded,
+        **{f"p{q}_ms": percentile(latency, q / 100) for q in (50, 95, 99)},
+        "max_ms": round(max(latency) / 10, 1) if latency else float("nan"),
+        # events the recorder missed could not be checked: count them lost to everyone
+        "lost": sum(lost) + (emitted - recorded) * len(lost),
+        "delivered_per_client_min": recorded - max(lost, default=0),
+        "shown_per_client_median": statistics.median(shown) if shown else 0,
+        "client_lag_ms": {"p99": percentile(lag, 0.99), "max": max(lag, default=0) / 10},
+        "client_errors": errors[:5],
+    }
 
 
 def measure(kind: str, scenarios: list[Scenario], workdir: Path) -> dict:

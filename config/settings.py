@@ -84,6 +84,11 @@ UPSTREAM_WEBHOOK_SECRETS = env_list("UPSTREAM_WEBHOOK_SECRETS", [])
 UPSTREAM_REFRESH_INTERVAL_S = env.int("UPSTREAM_REFRESH_INTERVAL_S", default=30)
 UPSTREAM_REST_TIMEOUT_S = env.float("UPSTREAM_REST_TIMEOUT_S", default=10.0)
 SERVICE_LEVEL_THRESHOLD_S = env.int("SERVICE_LEVEL_THRESHOLD_S", default=20)
+# The live feed pushes at least this often on a quiet floor; the upstream status it keeps
+# for /readyz lapses after three missed beats. Browsers call a screen stale after
+# LIVE_STALE_AFTER_S without a message (keep it above the heartbeat).
+LIVE_HEARTBEAT_S = env.float("LIVE_HEARTBEAT_S", default=5.0)
+LIVE_STALE_AFTER_S = env.float("LIVE_STALE_AFTER_S", default=10.0)
 
 # First values of the live view's limits; managers change them in the admin (Thresholds).
 LIVE_THRESHOLDS = {
@@ -116,6 +121,7 @@ INSTALLED_APPS = [
     "dashboard.quality",
     "dashboard.reports",
     "dashboard.wallboard",
+    "dashboard.main",
     "dashboard.simulator",
 ]
 
@@ -259,8 +265,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "filters": {
-        "kiosk_tokens": {"()": "dashboard.logs.RedactKioskTokens"},
-        "calm_refusals": {"()": "dashboard.logs.CalmRefusals"},
+        "kiosk_tokens": {"()": "dashboard.shared.logs.RedactKioskTokens"},
+        "calm_refusals": {"()": "dashboard.shared.logs.CalmRefusals"},
     },
     "handlers": {
         "console": {

@@ -12,10 +12,10 @@ from django.template.loader import render_to_string
 
 from dashboard.accounts.roles import RANK, WALLBOARD, user_role
 from dashboard.accounts.sockets import CLOSE_FORBIDDEN, CLOSE_SIGNED_OUT, AccessGuard
-from dashboard.reports.publish import FLOOR_CHARTS
 
 from . import fanout
 from .feed import GROUP, SNAPSHOT_KEY, STATUS_GROUP, STATUS_KEY
+from .groups import FLOOR_CHARTS
 
 WAITING = (
     '<div id="upstream" hidden data-state="connecting" data-since="">waiting for the feed</div>'
@@ -53,7 +53,7 @@ class PushConsumer(AccessGuard, AsyncWebsocketConsumer):
         """Send what the page needs to be right at once; here, the upstream status."""
         status = await cache.aget(STATUS_KEY)
         if status:
-            await self.send(text_data=render_to_string("live/_upstream.html", {"u": status}))
+            await self.send(text_data=render_to_string("live/_upstream.html", {"status": status}))
 
     async def disconnect(self, code):
         await self.unguard()

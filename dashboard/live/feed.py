@@ -6,7 +6,8 @@ Each push carries its version and the previous one; the current full view is kep
 cache first, so a socket that sees a jump (a dropped push) resends its browser the whole
 view instead of leaving it wrong. A heartbeat keeps browsers' freshness honest when the
 floor is quiet. The wallboard's own panels ride along in each push's `board` (empty
-unless they changed), so wallboards cost no more than the live view.
+unless they changed), so wallboards cost no more than the live view; the composition root
+hands the feed the wallboard's renderer (`render_panels`).
 """
 
 import asyncio
@@ -19,9 +20,8 @@ from channels.layers import get_channel_layer
 from django.core.cache import cache
 from django.utils.html import format_html
 
-from dashboard.aio import pause
+from dashboard.shared.aio import pause
 from dashboard.upstream import contract as c
-from dashboard.wallboard import panels
 
 from .leader import still_leading
 from .render import Renderer, iso
@@ -38,11 +38,21 @@ NAMES_KEY = "live:agent-names"  # agent id -> name, for pages fed by webhooks (i
 
 
 class LiveFeed:
-    def __init__(self, state: LiveState, *, tick: float = 0.1, heartbeat: float = 5.0, extra=None):
+    def __init__(
+        self,
+        state: LiveState,
+        *,
+        tick: float = 0.1,
+        heartbeat: float = 5.0,
+        figures=None,
+        render_panels=None,
+    ):
         self.state = state
+        # (campaigns, figures, agent names) -> the wallboard's panels; none without one
+        self.render_panels = render_panels or (lambda campaigns, figures, names: "")
         self.tick = tick
         self.heartbeat = heartbeat
-        self.extra = dict(extra or {})  # figures from outside the feed, for the KPI tiles
+        self.figures = dict(figures or {})  # from outside the feed (webhook records, settings)
         self.render = Renderer()
         self.layer = get_channel_layer()
         self.pending = Changes(full=True)
@@ -93,8 +103,8 @@ class LiveFeed:
 
     def set_figures(self, figures: dict):
         """Figures from outside the feed (appointments, alerts) may have changed."""
-        if any(self.extra.get(k) != v for k, v in figures.items()):
-            self.extra.update(figures)
+        if any(self.figures.get(k) != v for k, v in figures.items()):
+            self.figures.update(figures)
             self._merge(Changes(kpis=True, board=True))
 
     def _merge(self, changes: Changes):
@@ -185,7 +195,7 @@ class LiveFeed:
                 self.queue_html[queue_id] = self.render.queue(state.queues[queue_id])
                 out.append(self.queue_html[queue_id])
         if changes.kpis or changes.full or not self.kpi_html:
-            self.kpi_html = self.render.kpis(state, self.extra)
+            self.kpi_html = self.render.kpis(state, self.figures)
             out.append(self.kpi_html)
         if changes.full:
             return ""
@@ -196,7 +206,7 @@ class LiveFeed:
         """The wallboard's panels when they may have changed, else ""."""
         if changes.board or changes.full or not self.board_html:
             names = {a.agent_id: a.name for a in self.state.agents.values()}
-            self.board_html = panels.render(self.campaign_rows, self.extra, names)
+            self.board_html = self.render_panels(self.campaign_rows, self.figures, names)
             return self.board_html
         return ""
 
@@ -207,8 +217,6 @@ class LiveFeed:
         """The header's status: the feed's freshness and the AI's part in today's calls."""
         return {
             **self.upstream,
-            "seq": self.state.last_seq,
-            "emitted": iso(self.state.last_emitted_at),
             "ai_enabled": self.ai_enabled,
             "ai_share_pct": ai_share_pct(self.state.day.totals),
         }

@@ -71,7 +71,7 @@ class Renderer:
         return self._render(
             self._agent,
             {
-                "a": {
+                "agent": {
                     "id": agent.agent_id,
                     "name": agent.name,
                     "team": agent.team,
@@ -98,7 +98,7 @@ class Renderer:
         return self._render(
             self._call,
             {
-                "c": {
+                "call": {
                     "id": call.call_id,
                     "direction": call.direction,
                     "ai_handled": call.ai_handled,
@@ -114,7 +114,7 @@ class Renderer:
         return self._render(
             self._queue,
             {
-                "q": {
+                "queue": {
                     "id": queue.id,
                     "name": queue.name,
                     "waiting": queue.waiting,
@@ -125,20 +125,20 @@ class Renderer:
             },
         )
 
-    def kpis(self, state: LiveState, extra: dict) -> str:
-        k = state.kpis()
+    def kpis(self, state: LiveState, figures: dict) -> str:
+        kpis = state.kpis()
         return self._render(
             self._kpis,
             {
-                "k": k,
-                "x": extra,
-                "aht": duration(k["aht_s"]),
-                "longest_wait": duration(k["longest_wait_s"]),
+                "kpis": kpis,
+                "figures": figures,
+                "aht": duration(kpis["aht_s"]),
+                "longest_wait": duration(kpis["longest_wait_s"]),
             },
         )
 
     def upstream(self, status: dict) -> str:
-        return self._render(self._upstream, {"u": status})
+        return self._render(self._upstream, {"status": status})
 
     def campaign(self, call: c.Call) -> str:
         if call.ai_handled and not call.campaign_id:

@@ -129,16 +129,12 @@ class LiveState:
         self.calls: dict[str, c.Call] = {}
         self.queues: dict[str, Queue] = {}
         self.day = Day()
-        self.version = 0
-        self.last_seq: int | None = None
-        self.last_emitted_at: datetime | None = None
 
     # ---- Inputs ------------------------------------------------------------------------------
     def load_snapshot(self, agents: list[c.Agent], calls: list[c.Call]) -> Changes:
         """Replace agents and calls with the service's truth (queues have no REST row)."""
         self.agents = {a.agent_id: a for a in agents}
         self.calls = {x.call_id: x for x in calls}
-        self.version += 1
         return Changes(full=True, kpis=True)
 
     def apply(self, event: c.Event) -> Changes:
@@ -154,9 +150,6 @@ class LiveState:
             changes = self._call_ended(body, event.emitted_at)
         else:
             changes = self._queue(body, event.emitted_at)
-        self.last_seq = event.seq
-        self.last_emitted_at = event.emitted_at
-        self.version += 1
         return changes
 
     def _agent(self, agent: c.Agent, at: datetime) -> Changes:

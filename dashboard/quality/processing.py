@@ -17,7 +17,7 @@ from django.db import DataError, IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from dashboard.aio import pause
+from dashboard.shared.aio import pause
 from dashboard.upstream import contract as c
 from dashboard.upstream import webhooks as wh
 from dashboard.upstream.errors import ContractError
@@ -32,7 +32,6 @@ from .models import (
     Scorecard,
 )
 from .publish import publish_alert, publish_qa
-from .views import qa_context
 
 log = logging.getLogger("dashboard.quality.processing")
 SWEEP_S = 5.0
@@ -83,7 +82,7 @@ def process_pending(stop: asyncio.Event | None = None) -> int:
     for alert in new_alerts:
         publish_alert(alert, new=True)
     if qa_changed:
-        publish_qa(qa_context())
+        publish_qa()
     return done
 
 

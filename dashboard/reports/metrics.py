@@ -12,16 +12,13 @@ from django.db.models import Count
 
 from dashboard.live.state import SLOT_S, aht_s, service_level_pct, slot_of
 from dashboard.quality.models import CompletedCall
+from dashboard.shared.charts import chart
+from dashboard.shared.percent import pct
 from dashboard.upstream import contract as c
 
-from . import summaries
 from .models import CampaignSlot, FloorSlot
 
 SLOT = timedelta(seconds=SLOT_S)
-
-
-def pct(part: float, whole: float) -> float | None:
-    return round(100 * part / whole, 1) if whole else None
 
 
 def connect_rate_pct(connected: int, dialed: int) -> float | None:
@@ -57,17 +54,6 @@ def campaign_row(x: c.Campaign) -> dict:
 
 
 # ---- Intraday series, as the JSON the charts draw ------------------------------------------
-def chart(x: list[datetime], series: list[dict], step_s: int = SLOT_S) -> dict:
-    """uPlot's shape: x as epoch seconds (each the start of a `step_s` interval), one list of
-    values per series (None = no data)."""
-    return {
-        "tz": settings.TIME_ZONE,
-        "step_s": step_s,
-        "x": [int(t.timestamp()) for t in x],
-        "series": series,
-    }
-
-
 def _slots(first: datetime | None, now: datetime) -> list[datetime]:
     """Every slot from the first with data to the current one."""
     if first is None:
@@ -102,6 +88,7 @@ def floor_charts(since: datetime, now: datetime) -> dict:
                     "values": [r.completed if r else 0 for r in got],
                 },
             ],
+            SLOT_S,
         ),
         "chart-service": chart(
             xs,
@@ -117,6 +104,7 @@ def floor_charts(since: datetime, now: datetime) -> dict:
                     "values": [aht_s(r) if r else None for r in got],
                 },
             ],
+            SLOT_S,
         ),
     }
 
@@ -151,6 +139,7 @@ def campaign_chart(campaign_id: str, since: datetime, now: datetime) -> dict:
                 "values": [r.booked if r else 0 for r in got],
             },
         ],
+        SLOT_S,
     )
 
 
@@ -164,32 +153,3 @@ def outcome_mix(campaign_id: str, since: datetime) -> list[dict]:
     )
     total = sum(r["n"] for r in rows)
     return [{**r, "pct": pct(r["n"], total), "total": total} for r in rows]
-
-
-def service_totals() -> dict:
-    """Today's QA, compliance and coaching counts as the service reports them (REST), beside
-    what reached the dashboard by webhook. A count is None until its summary was fetched."""
-    got = {n: summaries.load(n) for n in ("scorecards", "templates", "compliance", "coaching")}
-    cards, checks, alerts, templates = (
-        got[n]["data"] for n in ("scorecards", "compliance", "coaching", "templates")
-    )
-
-    def count(rows, which=None):
-        if rows is None:
-            return None
-        return len(rows) if which is None else sum(map(which, rows))
-
-    return {
-        "summaries": got,
-        "scorecards": count(cards),
-        "scorecards_passed_pct": None if cards is None else pct(count(cards, _passed), len(cards)),
-        "checks": count(checks),
-        "checks_failed": count(checks, lambda x: not x.passed),
-        "alerts": count(alerts),
-        "alerts_critical": count(alerts, lambda a: a.severity == "critical"),
-        "template_names": {t.id: t.name for t in templates or []},
-    }
-
-
-def _passed(row) -> bool:
-    return row.passed

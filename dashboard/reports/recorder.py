@@ -13,8 +13,8 @@ from dataclasses import replace
 from asgiref.sync import sync_to_async
 from django.db import transaction
 
-from dashboard.aio import pause
 from dashboard.live.state import Counts, LiveState
+from dashboard.shared.aio import pause
 
 from . import publish
 from .models import FloorSlot, add_to_slot

@@ -215,8 +215,8 @@ class ContactCentre:
             agent.until = start + self.rng.uniform(1, 60)
             self.agents[agent.id] = agent
         self.campaigns = {
-            c.id: c
-            for c in (
+            campaign.id: campaign
+            for campaign in (
                 Campaign(
                     self.uid(),
                     name,

@@ -12,7 +12,7 @@ import time
 
 import httpx
 
-from dashboard.aio import pause
+from dashboard.shared.aio import pause
 
 from .errors import AuthError, auth_error_parts
 

@@ -15,7 +15,7 @@ from typing import Protocol
 
 import socketio
 
-from dashboard.aio import pause
+from dashboard.shared.aio import pause
 
 from . import contract as c
 from .auth import AuthSession

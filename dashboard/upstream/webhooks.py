@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from django.core.cache import cache
 
 from . import contract as c
+from . import fields
 from .errors import ContractError
 
 EVENT_HEADER = "X-Webhook-Event"
@@ -62,19 +63,19 @@ class Envelope:
 def parse_envelope(payload, received_at: datetime) -> Envelope:
     """The delivery's envelope; `created_at` may not be later than it arrived (with a little
     skew), or a record would count on a day still to come."""
-    d = c._obj(payload, "delivery")
-    event = c._str(d, "event")
+    d = fields.obj(payload, "delivery")
+    event = fields.string(d, "event")
     if event not in c.WEBHOOK_EVENTS:
         raise ContractError(f"unknown webhook event {event!r}")
-    created_at = c._time(d, "created_at", optional=True)
+    created_at = fields.timestamp(d, "created_at", optional=True)
     if created_at and created_at > received_at + FUTURE_SKEW:
         raise ContractError(f"created_at {created_at.isoformat()} is after it was received")
     return Envelope(
-        id=c._str(d, "id"),
+        id=fields.string(d, "id"),
         event=event,
-        organization_id=c._text(d, "organization_id", limit=c.ID_LIMIT),
+        organization_id=fields.text(d, "organization_id", limit=fields.ID_LIMIT),
         created_at=created_at,
-        data=c._obj(d.get("data"), "data"),
+        data=fields.obj(d.get("data"), "data"),
     )
 
 
@@ -107,45 +108,45 @@ class ComplianceChecked:
 
 
 def _opt(d, key):
-    return c._str(d, key, optional=True)
+    return fields.string(d, key, optional=True)
 
 
 def parse_data(event: str, d: dict):
     """The typed `data` of one event (the transcript of call_completed is not kept)."""
     if event == "call_completed":
         return CallCompleted(
-            c._str(d, "call_id"),
+            fields.string(d, "call_id"),
             _opt(d, "agent_id"),
             _opt(d, "campaign_id"),
-            c._str(d, "outcome", optional=True, default="unknown", limit=60),
-            c._int(d, "duration_s", default=0, low=0, high=MAX_CALL_S),
+            fields.string(d, "outcome", optional=True, default="unknown", limit=60),
+            fields.integer(d, "duration_s", default=0, low=0, high=MAX_CALL_S),
         )
     if event == "appointment_booked":
         return AppointmentBooked(
-            c._str(d, "appointment_id"),
+            fields.string(d, "appointment_id"),
             _opt(d, "call_id"),
             _opt(d, "campaign_id"),
             _opt(d, "agent_id"),
-            c._time(d, "starts_at", optional=True),
+            fields.timestamp(d, "starts_at", optional=True),
         )
     if event == "qa_scored":
         return c.Scorecard(  # the REST row's shape; the delivery's time is when it was scored
-            id=c._str(d, "scorecard_id"),
+            id=fields.string(d, "scorecard_id"),
             call_id=_opt(d, "call_id"),
             agent_id=_opt(d, "agent_id"),
             template_id=_opt(d, "template_id"),
-            score=c._score(d),
-            max_score=c._int(d, "max_score", low=1, high=c.MAX_SCORE),
-            passed=c._bool(d, "passed"),
+            score=fields.score(d),
+            max_score=fields.integer(d, "max_score", low=1, high=fields.MAX_SCORE),
+            passed=fields.boolean(d, "passed"),
             scored_at=None,
         )
     if event == "compliance_checked":
         return ComplianceChecked(
-            c._str(d, "check_id"),
+            fields.string(d, "check_id"),
             _opt(d, "call_id"),
             _opt(d, "agent_id"),
-            c._str(d, "rule", limit=120),
-            c._bool(d, "passed"),
-            c._text(d, "details"),
+            fields.string(d, "rule", limit=120),
+            fields.boolean(d, "passed"),
+            fields.text(d, "details"),
         )
     return c.parse_alert(d)

@@ -12,6 +12,9 @@ def authenticate(**credentials):
     return django_authenticate(RequestFactory().post("/accounts/login/"), **credentials)
 
 
+pytestmark = pytest.mark.usefixtures("role_groups")
+
+
 def run(*args):
     out = io.StringIO()
     call_command("adduser", *args, stdout=out)

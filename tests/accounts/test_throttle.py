@@ -10,7 +10,7 @@ from axes.models import AccessAttempt
 from django.conf import settings
 from django.test import Client
 
-from tests.conftest import PASSWORD
+from dashboard.testing.people import PASSWORD
 
 LIMIT = settings.AXES_FAILURE_LIMIT
 

@@ -11,10 +11,10 @@ from django.db import connection
 from dashboard.quality import processing
 from dashboard.quality.metrics import today_figures
 from dashboard.quality.models import CoachingAlert, CompletedCall, Delivery, Scorecard
+from dashboard.testing.deliveries import ALERT, delivery, post
 from dashboard.upstream.webhooks import ORGANIZATION_KEY
-from tests.quality.test_webhooks import ALERT, delivery, post, secrets_configured  # noqa: F401
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("webhook_secrets")]
 
 
 def envelope(organization_id="org", **fields):

@@ -5,19 +5,15 @@ and every configured webhook secret is accepted, not only the first."""
 import json
 import os
 import re
-import subprocess
-import sys
-import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 
+from dashboard.testing.processes import Process, free_port, wait_until
+from dashboard.testing.servers import MANAGE, migrated_sqlite, ready
 from dashboard.upstream.webhooks import signature
-from tests.scale.topology import Process
-from tests.servers import ROOT
-from tests.simulator_process import free_port
 
 SECRETS = ["first-demo-secret", "second-demo-secret"]
 
@@ -36,31 +32,20 @@ def test_the_demo_keeps_its_webhook_secrets_off_command_lines_and_accepts_each(t
     port, sim_port = free_port(), free_port()
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("UPSTREAM_")},
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+        "DATABASE_URL": migrated_sqlite(tmp_path / "demo.sqlite3"),
         "SIMULATOR_PORT": str(sim_port),
         "UPSTREAM_WEBHOOK_SECRETS": ",".join(SECRETS),
         "REDIS_URL": "",
     }
     env.pop("DJANGO_SETTINGS_MODULE", None)
-    manage = [sys.executable, "manage.py"]
-    subprocess.run([*manage, "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-    serve = Process.start([*manage, "serve", "--port", str(port)], env)
-    output = serve.lines
+    serve = Process([*MANAGE, "serve", "--port", port], env=env)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 40
-        while True:
-            assert time.monotonic() < deadline, "".join(output)
-            try:
-                if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
+        wait_until(lambda: ready(url), 40, serve.log)
         simulators = [c for c in command_lines() if f"simulate --port {sim_port}" in c]
         assert simulators, "the demo's simulator is not running"
         assert not any(s in line for line in command_lines() for s in SECRETS)
-        organization = re.search(r"organisation A: (\S+)", "".join(output)).group(1)
+        organization = re.search(r"organisation A: (\S+)", serve.log()).group(1)
         for secret in SECRETS:
             body = json.dumps(
                 {

@@ -2,17 +2,13 @@
 and so does a role change made by a third process; Redis carries the word."""
 
 import asyncio
-import os
-import subprocess
-import sys
 
 import httpx
 import pytest
 import websockets
 
-from tests.scale.topology import sign_in, start_topology, until
-from tests.servers import ROOT
-from tests.simulator_process import free_port
+from dashboard.testing.processes import await_until, free_port
+from dashboard.testing.servers import dashboard_env, manage, session_cookie, start_topology
 
 
 def up(url):
@@ -32,8 +28,7 @@ User.objects.get(username="bob").groups.set([Group.objects.get(name="Wallboard v
 def workers(simulator, redis_url, postgres_url):
     ports = [free_port(), free_port()]
     processes = start_topology(simulator, redis_url, postgres_url, ports, bridges=0)
-    env = {**os.environ, "REDIS_URL": redis_url, "DATABASE_URL": postgres_url}
-    env.pop("DJANGO_SETTINGS_MODULE", None)
+    env = dashboard_env(simulator, postgres_url, REDIS_URL=redis_url)
     yield [f"http://127.0.0.1:{port}" for port in ports], env
     for process in processes.values():
         process.stop()
@@ -61,8 +56,8 @@ async def close_code(ws, timeout=5.0):
 
 async def test_a_sign_out_on_one_worker_closes_the_socket_on_another(workers):
     (one, two), env = workers
-    await until(lambda: up(one) and up(two), 30, "both workers")
-    cookie = await sign_in(one, "bob")
+    await await_until(lambda: up(one) and up(two), 30, "both workers")
+    cookie = await session_cookie(one, "bob")
     qa = await open_qa(one, cookie)
     async with httpx.AsyncClient(base_url=two, timeout=10) as client:
         client.headers["Cookie"] = cookie
@@ -73,9 +68,7 @@ async def test_a_sign_out_on_one_worker_closes_the_socket_on_another(workers):
         assert r.status_code == 302
     assert await close_code(qa) == 4401
 
-    cookie = await sign_in(two, "bob")
+    cookie = await session_cookie(two, "bob")
     qa = await open_qa(one, cookie)
-    subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", DEMOTE], cwd=ROOT, env=env, check=True
-    )
+    manage(env, "shell", "-c", DEMOTE)
     assert await close_code(qa) == 4403

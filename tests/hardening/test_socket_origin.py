@@ -10,7 +10,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import override_settings
 
 from config.asgi import application
-from tests.live.test_socket_signin import session_cookie_for
+from dashboard.testing.sockets import session_cookie_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 HOST = b"127.0.0.1:8000"

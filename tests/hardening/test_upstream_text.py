@@ -5,7 +5,7 @@ through the real adapter: the simulator renames an agent, the live view shows it
 import html
 import re
 
-from tests.reliability.live_view import LiveSocket
+from dashboard.testing.live_view import LiveSocket
 
 EVIL = "\u202eevil\u202c" + "\u05d0" * 300  # an override, then 300 right-to-left letters
 
@@ -14,7 +14,7 @@ def test_an_agents_name_arrives_capped_isolated_and_without_overrides(dashboard_
     client = dashboard_server.signed_in_client(dashboard_server.add_user("sam", "supervisor"))
     agent = simulator.agents()[0]["agentId"]
     socket = LiveSocket(dashboard_server, client)
-    socket.wait_for(lambda v: v.agents)
+    socket.read_until(lambda v: v.agents)
     simulator.control("agent-status", agent_id=agent, status="paused", name=EVIL)
     pattern = re.compile(rf'<div id="agent-{re.escape(agent)}".*?</div>', re.S)
 
@@ -25,7 +25,7 @@ def test_an_agents_name_arrives_capped_isolated_and_without_overrides(dashboard_
                 return found.group(0)
         return None
 
-    socket.wait_for(lambda v: tile() is not None)
+    socket.read_until(lambda v: tile() is not None)
     shown = html.unescape(tile())  # the feed sends non-ASCII as character references
     socket.close()
     assert "\u202e" not in shown and "\u202c" not in shown

@@ -11,7 +11,7 @@ import sys
 
 import psycopg
 
-from tests.servers import ROOT
+from dashboard.testing.processes import ROOT
 
 DELIVERIES = 600
 

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from tests.reliability.live_view import LiveSocket, matches_truth
-from tests.servers import start_dashboard
-from tests.simulator_process import start_simulator
+from dashboard.testing.live_view import LiveSocket, matches_truth
+from dashboard.testing.servers import start_dashboard
+from dashboard.testing.simulator import start_simulator
 
 OUTAGE_S = 15.0
 BACK_WITHIN_S = 3.0
@@ -30,9 +30,9 @@ def floor(tmp_path):
 def live_again_after(socket: LiveSocket, back_at: float) -> float:
     """Seconds from `back_at` (the service answering again) to the open browser being told
     the feed is connected again."""
-    socket.wait_for(lambda v: any(state != "connected" for state, _ in v.upstream))
+    socket.read_until(lambda v: any(state != "connected" for state, _ in v.upstream))
     socket.messages.clear()
-    socket.wait_for(lambda v: v.upstream and v.upstream[-1][0] == "connected", timeout=60)
+    socket.read_until(lambda v: v.upstream and v.upstream[-1][0] == "connected", timeout=60)
     return time.monotonic() - back_at
 
 
@@ -40,7 +40,7 @@ def live_again_after(socket: LiveSocket, back_at: float) -> float:
 def test_it_is_live_within_seconds_of_the_service_accepting_sockets_again(floor):
     (sim,), server, client = floor
     socket = LiveSocket(server, client)
-    socket.wait_for(lambda v: v.upstream and v.upstream[-1][0] == "connected")
+    socket.read_until(lambda v: v.upstream and v.upstream[-1][0] == "connected")
     back_at = time.monotonic() + OUTAGE_S
     sim.control("refuse-sockets", seconds=OUTAGE_S)
     sim.control("drop-sockets")
@@ -56,7 +56,7 @@ def test_it_is_live_within_seconds_of_the_service_accepting_sockets_again(floor)
 def test_it_is_live_within_seconds_of_a_restarted_service_answering(floor):
     sims, server, client = floor
     socket = LiveSocket(server, client)
-    socket.wait_for(lambda v: v.upstream and v.upstream[-1][0] == "connected")
+    socket.read_until(lambda v: v.upstream and v.upstream[-1][0] == "connected")
     sims[0].stop()
     time.sleep(OUTAGE_S)
     sims.append(start_simulator(*ARGS, port=sims[0].port))  # returns once it answers

@@ -13,8 +13,8 @@ from dashboard.reports.metrics import campaign_chart, floor_charts, outcome_mix
 from dashboard.reports.models import CampaignSlot, FloorSlot
 from dashboard.reports.recorder import Recorder
 from dashboard.reports.refresher import Refresher
+from dashboard.testing.feeds import Events
 from dashboard.upstream import contract as c
-from tests.live.test_state import Feed
 
 pytestmark = pytest.mark.django_db
 DAY = datetime(2026, 11, 23, tzinfo=UTC)
@@ -104,14 +104,14 @@ async def _record(recorder):
 def test_it_adds_what_grew_to_the_stored_slots_and_never_counts_twice():
     from asgiref.sync import async_to_sync
 
-    state, feed = LiveState(ZoneInfo("UTC")), Feed()
+    state, events = LiveState(ZoneInfo("UTC")), Events()
     recorder = Recorder(state)
     FloorSlot.objects.create(start=at(9, 0), calls=5)  # written before a restart
-    state.apply(feed.started(10, "c1"))
-    state.apply(feed.started(20, "c2"))
+    state.apply(events.started(10, "c1"))
+    state.apply(events.started(20, "c2"))
     assert async_to_sync(_record)(recorder) is True
     assert async_to_sync(_record)(recorder) is False  # nothing grew: nothing written
-    state.apply(feed.started(30, "c3"))
+    state.apply(events.started(30, "c3"))
     async_to_sync(_record)(recorder)
     assert FloorSlot.objects.get(start=at(9, 0)).calls == 8  # 5 before the restart + 3
 

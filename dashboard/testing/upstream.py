@@ -2,8 +2,6 @@
 
 from zoneinfo import ZoneInfo
 
-import httpx
-
 from dashboard.live.state import LiveState
 from dashboard.upstream.auth import AuthSession
 from dashboard.upstream.realtime import Bridge
@@ -58,7 +56,3 @@ def truth(sim):
 
 def seen(sink):
     return ({a: x.status for a, x in sink.state.agents.items()}, set(sink.state.calls))
-
-
-async def new_client():
-    return httpx.AsyncClient()

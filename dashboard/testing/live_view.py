@@ -1,14 +1,18 @@
 """The dashboard's live view read the way a browser gets it: a signed-in websocket to the
-real server, whose first message is the whole view, parsed into what each tile says."""
+real server, whose first message is the whole view, parsed into what each tile says.
+`LiveSocket` reads it from a test's thread; `LiveBrowser` from a test's event loop, many at
+once."""
 
+import asyncio
 import time
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+import websockets
 from websockets.sync.client import connect
 
-from tests.upstream.helpers import truth
+from .upstream import truth
 
 
 @dataclass
@@ -84,7 +88,7 @@ class LiveSocket:
         self.messages.append(message)
         return message
 
-    def wait_for(self, check, timeout=30.0) -> View:
+    def read_until(self, check, timeout=30.0) -> View:
         """Read pushes until the view so far satisfies `check`."""
         deadline = time.monotonic() + timeout
         while True:
@@ -127,3 +131,32 @@ def matches_truth(sim, server, client, timeout=30.0) -> View:
             time.sleep(0.5)
     finally:
         sim.control("resume")
+
+
+class LiveBrowser:
+    """A signed-in browser's live socket on a test's event loop: keeps the agents' states
+    as the page would (`session_cookie` in servers.py signs it in)."""
+
+    def __init__(self, url):
+        self.url, self.view, self.frames = url, View(), 0
+
+    @property
+    def states(self) -> dict:
+        return self.view.agents
+
+    async def open(self, cookie):
+        ws_url = self.url.replace("http://", "ws://") + "/ws/live/"
+        self.socket = await websockets.connect(
+            ws_url, additional_headers={"Cookie": cookie, "Origin": self.url}, max_size=None
+        )
+        self.reader = asyncio.ensure_future(self._read())
+        return self
+
+    async def _read(self):
+        async for frame in self.socket:
+            self.frames += 1
+            parse([frame], self.view)
+
+    async def close(self):
+        self.reader.cancel()
+        await self.socket.close()

@@ -1,5 +1,6 @@
-"""The dashboard's background work: the live bridge to the service, its feed, and the
-processing of stored webhook deliveries.
+"""The dashboard's background work: the live bridge to the service, its feed, the
+summaries refresher, the intraday recorder and the processing of stored webhook
+deliveries, wired together here (each is handed what the others give it).
 
 `run_bridge` is what `manage.py bridge` runs on its own (production) and what `manage.py
 serve` runs beside Daphne on the same event loop (one machine: Daphne has no lifespan and
@@ -17,15 +18,17 @@ import httpx
 from django.conf import settings
 from django.core.cache import cache
 
+from dashboard.live.feed import SNAPSHOT_KEY, LiveFeed
+from dashboard.live.leader import only_when_leading
+from dashboard.live.state import LiveState
 from dashboard.quality.processing import run_processor
+from dashboard.quality.publish import publish_qa
+from dashboard.reports.publish import campaigns_changed
 from dashboard.reports.recorder import Recorder
 from dashboard.reports.refresher import Refresher
 from dashboard.upstream.realtime import Bridge
 from dashboard.upstream.rest import from_settings
-
-from .feed import SNAPSHOT_KEY, LiveFeed
-from .leader import only_when_leading
-from .state import LiveState
+from dashboard.wallboard import panels
 
 log = logging.getLogger("dashboard.live.bridge")
 
@@ -36,13 +39,25 @@ def socket_url(base_url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
+def live_feed(state: LiveState, **options) -> LiveFeed:
+    """The live feed, with the wallboard's panels riding along in its pushes."""
+    return LiveFeed(state, render_panels=panels.render, **options)
+
+
+def summaries_changed():
+    """After each refresh of the service's summaries: the pages that show them."""
+    campaigns_changed()
+    publish_qa()
+
+
 async def run_bridge(stop: asyncio.Event):
     async with httpx.AsyncClient() as client:
         rest = from_settings(client)
         state = LiveState(ZoneInfo(settings.TIME_ZONE), settings.SERVICE_LEVEL_THRESHOLD_S)
-        feed = LiveFeed(
+        feed = live_feed(
             state,
-            extra={
+            heartbeat=settings.LIVE_HEARTBEAT_S,
+            figures={
                 "service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S,
                 "appointments_today": None,  # unknown until the webhook records are read
                 "open_critical": None,
@@ -56,7 +71,7 @@ async def run_bridge(stop: asyncio.Event):
         await asyncio.gather(
             feed.run(stop),
             bridge.run(stop),
-            Refresher(rest, feed).run(stop),
+            Refresher(rest, feed, on_refreshed=summaries_changed).run(stop),
             Recorder(state).run(stop),
             run_processor(stop, on_figures=feed.set_figures),
         )

@@ -22,7 +22,7 @@ from twisted.internet import defer, reactor
 
 from config.asgi import application
 from dashboard.live import fanout
-from dashboard.live.bridge_task import BridgeTask
+from dashboard.main.bridge_task import BridgeTask
 
 log = logging.getLogger("dashboard.serve")
 SIMULATOR_READY = "simulator ready"

@@ -5,7 +5,7 @@ import signal
 
 from django.core.management.base import BaseCommand
 
-from dashboard.live.bridge_task import BridgeTask
+from dashboard.main.bridge_task import BridgeTask
 
 
 class Command(BaseCommand):

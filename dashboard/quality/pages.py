@@ -1,0 +1,46 @@
+"""What the QA and coaching pages show, for the views and for the live pushes alike."""
+
+from django.core.cache import cache
+from django.db.models import Avg, Count, FloatField, Q
+
+from dashboard.live.feed import NAMES_KEY
+from dashboard.shared.today import start_of_today
+
+from .metrics import qa_percent, qa_trend, service_totals
+from .models import ComplianceResult, Scorecard
+from .templatetags.labels import agent_name, named
+
+
+def agent_names() -> dict:
+    """Webhooks carry agent ids only; the live feed knows their names."""
+    return cache.get(NAMES_KEY) or {}
+
+
+def qa_context() -> dict:
+    names, service = agent_names(), service_totals()
+    return {
+        "names": names,
+        "service": service,
+        "charts": {"chart-qa": qa_trend(start_of_today())},
+        "recent": Scorecard.objects.order_by("-scored_at")[:25],
+        "by_agent": scores_by("agent_id", lambda agent_id: agent_name(agent_id, names)),
+        "by_template": scores_by("template_id", lambda t: named(t, service["template_names"])),
+        "failures": ComplianceResult.objects.filter(passed=False)
+        .values("rule")
+        .annotate(n=Count("id"))
+        .order_by("-n"),
+    }
+
+
+def scores_by(key: str, name) -> list[dict]:
+    """Scorecards, their average and passes per `key` (the 50 with most), each row named."""
+    rows = (
+        Scorecard.objects.values(key)
+        .annotate(
+            n=Count("id"),
+            avg=Avg(qa_percent(), output_field=FloatField()),
+            passed=Count("id", filter=Q(passed=True)),
+        )
+        .order_by("-n")[:50]
+    )
+    return [{**row, "name": name(row[key])} for row in rows]

@@ -1,0 +1,27 @@
+"""What the campaigns pages show, for the views and for the live pushes alike."""
+
+from datetime import UTC, datetime
+
+from dashboard.shared import summaries
+from dashboard.shared.today import start_of_today
+
+from .metrics import campaign_chart, campaign_row, outcome_mix
+
+
+def campaigns_context() -> dict:
+    entry = summaries.load("campaigns")
+    return {"summary": entry, "rows": [campaign_row(x) for x in entry["data"] or []]}
+
+
+def campaign_context(campaign_id: str) -> dict:
+    """The campaign's page; `campaign` is None when the service has not been reached yet."""
+    entry = summaries.load("campaigns")
+    found = next((x for x in entry["data"] or [] if x.id == campaign_id), None)
+    since = start_of_today()
+    return {
+        "summary": entry,
+        "campaign_id": campaign_id,
+        "campaign": campaign_row(found) if found else None,
+        "charts": {"chart-campaign": campaign_chart(campaign_id, since, datetime.now(UTC))},
+        "outcomes": outcome_mix(campaign_id, since),
+    }
