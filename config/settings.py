@@ -83,6 +83,8 @@ UPSTREAM_PASSWORD = env("UPSTREAM_PASSWORD", default="sim-password")
 UPSTREAM_WEBHOOK_SECRETS = env_list("UPSTREAM_WEBHOOK_SECRETS", [])
 UPSTREAM_REFRESH_INTERVAL_S = env.int("UPSTREAM_REFRESH_INTERVAL_S", default=30)
 UPSTREAM_REST_TIMEOUT_S = env.float("UPSTREAM_REST_TIMEOUT_S", default=10.0)
+# What a page asks the service while a person waits (a call, a recording) gives up sooner.
+UPSTREAM_PAGE_TIMEOUT_S = env.float("UPSTREAM_PAGE_TIMEOUT_S", default=4.0)
 SERVICE_LEVEL_THRESHOLD_S = env.int("SERVICE_LEVEL_THRESHOLD_S", default=20)
 # The live feed pushes at least this often on a quiet floor; the upstream status it keeps
 # for /readyz lapses after three missed beats. Browsers call a screen stale after

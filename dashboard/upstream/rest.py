@@ -159,8 +159,9 @@ def _retry_after(r: httpx.Response) -> float:
         return 1.0
 
 
-def from_settings(client: httpx.AsyncClient) -> RestClient:
-    """The configured service user's REST client (its session is `.session`)."""
+def from_settings(client: httpx.AsyncClient, **options) -> RestClient:
+    """The configured service user's REST client (its session is `.session`); `options`
+    as RestClient's (attempts, timeout)."""
     from django.conf import settings
 
     from .webhooks import remember_organization
@@ -173,6 +174,5 @@ def from_settings(client: httpx.AsyncClient) -> RestClient:
         client,
         on_organization=remember_organization,
     )
-    return RestClient(
-        settings.UPSTREAM_BASE_URL, session, client, timeout=settings.UPSTREAM_REST_TIMEOUT_S
-    )
+    options.setdefault("timeout", settings.UPSTREAM_REST_TIMEOUT_S)
+    return RestClient(settings.UPSTREAM_BASE_URL, session, client, **options)

@@ -101,3 +101,18 @@ async def test_it_renews_the_token_and_retries_once_on_401(simulator):
         simulator.control("expire-access-tokens")
         assert len(await rest.agents()) == 40
         assert session.renewals == 2
+
+
+async def test_pages_share_one_signed_in_client_per_loop(module_simulator, settings):
+    """What pages ask the service goes through one client per event loop, signed in once."""
+    from dashboard.upstream.on_request import service
+
+    settings.UPSTREAM_BASE_URL = module_simulator.base_url
+    settings.UPSTREAM_AUTH_URL = module_simulator.auth_url
+    settings.UPSTREAM_ANON_KEY = module_simulator.anon_key
+    settings.UPSTREAM_EMAIL = module_simulator.email_a
+    settings.UPSTREAM_PASSWORD = module_simulator.password
+    rest = service()
+    assert len(await rest.agents()) == 40
+    token = await rest.session.token()
+    assert service() is rest and await service().session.token() == token
