@@ -1,11 +1,13 @@
 """The drill-down in Chromium against a real dashboard and simulated tenant: from a live
 tile to the agent's page, from there to a call, and its recording played on a press (and
-asked for only then); and the pages when the service is slow."""
+asked for only then); both pages at a phone's width; the pages when the service is slow;
+a wallboard that links nowhere and never shows a transcript."""
 
 import httpx
 import pytest
 
 from dashboard.testing.browsers import screenshot, sign_in
+from dashboard.testing.links import create_link
 from dashboard.testing.processes import free_port, wait_until
 from dashboard.testing.servers import WEBHOOK_SECRET, start_dashboard
 from dashboard.testing.simulator import start_simulator
@@ -22,6 +24,7 @@ def served(tmp_path_factory):
             sim, tmp_path_factory.mktemp("drill"), {"UPSTREAM_PAGE_TIMEOUT_S": "1"}, port=port
         )
         server.add_user("bob", "supervisor")
+        server.add_user("mia", "manager")
         yield sim, server
     finally:
         if server:
@@ -41,13 +44,32 @@ def asked(sim) -> dict:
     return sim.stats()["recordings"]
 
 
-def test_from_a_live_tile_to_the_agent_to_a_call_and_its_recording(served, page, page_errors):
-    sim, server = served
-    agent = sim.agents()[4]
-    made = sim.control("webhook", event="call_completed", agent_id=agent["agentId"])["data"]
+PHONE = {"width": 390, "height": 844}
+WIDER_THAN_SCREEN = """() => [...document.querySelectorAll("main, main > *, main .panel")]
+  .filter((e) => e.getBoundingClientRect().right > innerWidth + 1)
+  .map((e) => e.id || e.className || e.tagName)"""
+
+LINKS_OUTSIDE_INERT = (
+    "() => [...document.querySelectorAll('a')].filter((a) => !a.closest('[inert]')).length"
+)
+CLICKED = """() => document.addEventListener('click', (e) => {
+  window.clickedLink = e.composedPath().some((n) => n.tagName === 'A'); e.preventDefault();
+}, {capture: true, once: true})"""
+
+
+def completed_call(sim, server, agent_id) -> str:
+    """A call_completed webhook for the agent, with its transcript stored: the call's path."""
+    made = sim.control("webhook", event="call_completed", agent_id=agent_id)["data"]
     call_url = f"/calls/{made['call_id']}/"
     client = server.signed_in_client("bob")
     wait_until(lambda: "Agent: Hello" in client.get(call_url).text, 30, "the transcript stored")
+    return call_url
+
+
+def test_from_a_live_tile_to_the_agent_to_a_call_and_its_recording(served, page, page_errors):
+    sim, server = served
+    agent = sim.agents()[4]
+    call_url = completed_call(sim, server, agent["agentId"])
     before = asked(sim)
 
     sign_in(page, server, "bob")
@@ -79,14 +101,19 @@ def test_from_a_live_tile_to_the_agent_to_a_call_and_its_recording(served, page,
     log = server.log()  # the address is nowhere in the dashboard's log
     assert "/media/recordings" not in log and "sig=" not in log
 
+    page.set_viewport_size(PHONE)  # both pages at a phone's width: nothing wider than it
+    for path, name in ((f"/agents/{agent['agentId']}/", "drill-5-agent-phone"), (call_url, "")):
+        page.goto(f"{server.url}{path}")
+        page.wait_for_selector(".drill-now .agent, .transcript")
+        assert page.evaluate(WIDER_THAN_SCREEN) == [], path
+        screenshot(page, name or "drill-6-call-phone")
+
 
 def test_pages_say_what_a_slow_service_kept_from_them(served, page):
     sim, server = served
     agent = sim.agents()[6]
-    made = sim.control("webhook", event="call_completed", agent_id=agent["agentId"])["data"]
-    call_url = f"/calls/{made['call_id']}/"
+    call_url = completed_call(sim, server, agent["agentId"])
     client = server.signed_in_client("bob")
-    wait_until(lambda: "Agent: Hello" in client.get(call_url).text, 30, "the transcript stored")
     sim.control("rest-delay", seconds=3, for_s=20)
     try:
         slow = client.get(call_url)
@@ -104,3 +131,26 @@ def test_pages_say_what_a_slow_service_kept_from_them(served, page):
     finally:
         sim.control("rest-delay", seconds=0, for_s=0)
     assert httpx.get(f"{server.url}/healthz").status_code == 200
+
+
+def test_a_wallboard_links_nowhere_and_shows_no_transcript(served, page):
+    """Its tiles are the live view's fragments, whose names link to the agent pages: on a
+    kiosk screen they are inert (no click, no focus, no link to assistive technology)."""
+    sim, server = served
+    agent = sim.agents()[8]["agentId"]
+    completed_call(sim, server, agent)
+    frames = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f)))
+    page.goto(create_link(server.signed_in_client("mia"), "Drill TV", ["agents"]))
+    name = page.wait_for_selector(f"#agent-{agent} .name")
+    assert page.evaluate(LINKS_OUTSIDE_INERT) == 0  # none reachable by pointer, keys or AT
+    page.evaluate(CLICKED)
+    box = name.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    assert page.evaluate("() => window.clickedLink") is False  # the name took no click
+    for _ in range(3):
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => document.activeElement.closest('a') === null")
+    screenshot(page, "drill-7-wallboard")
+    shown = page.content() + "".join(str(frame) for frame in frames)
+    assert "Agent: Hello" not in shown and "transcript" not in shown.lower()
