@@ -174,7 +174,11 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The web requests and the webhook processor write at once: wait for the lock, and let
     # readers read while a write is under way.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
+        {
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL;",
+            "transaction_mode": "IMMEDIATE",
+        }
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -128,7 +128,9 @@ def test_a_flood_with_repeats_is_stored_and_processed_once_each(simulator, tmp_p
         deadline = time.monotonic() + 60
         while (seen := counts(db)) != expected and time.monotonic() < deadline:
             time.sleep(0.5)
-        assert seen == expected
+        assert seen == expected, "\n".join(
+            line for line in server.log().splitlines() if "delivery" in line.lower()
+        )[-4000:]
         pushed = new_alert_rows(coaching)
         coaching.close()
         assert len(pushed) == len(set(pushed)) == DISTINCT // 4  # each new alert shown once
