@@ -205,7 +205,14 @@ else:
             "CONFIG": {"capacity": 500},
         }
     }
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # Room for every agent's tile (drilldown/tiles.py): at its default 300 entries locmem
+    # would cull a third of its keys, the organisation and the live snapshot among them.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "OPTIONS": {"MAX_ENTRIES": 100_000},
+        }
+    }
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

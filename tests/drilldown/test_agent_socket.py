@@ -102,3 +102,14 @@ async def test_it_says_when_its_agent_leaves_the_floor(feed, bob):
 
 async def test_wallboard_viewers_and_signed_out_people_get_no_agent_page(carol):
     assert await closed_with(await socket_for(carol, "/ws/agents/a1/")) == 4403
+
+
+async def test_a_thousand_agents_tiles_evict_nothing_else_from_the_cache():
+    """One key per agent's tile: the in-process cache (no Redis) keeps them all and what
+    else it holds (the service's organisation, which webhook processing waits for)."""
+    await sync_to_async(cache.set)("dashboard:organization-probe", "org-a", None)
+    shown = {f"a{i}": f'<div id="agent-a{i}"></div>' for i in range(1000)}
+    await tiles.TilePublisher()(shown, True)
+    assert await sync_to_async(cache.get)("dashboard:organization-probe") == "org-a"
+    kept = await sync_to_async(lambda: {a: tiles.current(a)[1] for a in shown})()
+    assert kept == shown
