@@ -144,6 +144,7 @@ def test_a_wallboard_links_nowhere_and_shows_no_transcript(served, page):
     page.goto(create_link(server.signed_in_client("mia"), "Drill TV", ["agents"]))
     name = page.wait_for_selector(f"#agent-{agent} .name")
     assert page.evaluate(LINKS_OUTSIDE_INERT) == 0  # none reachable by pointer, keys or AT
+    assert name.evaluate("(e) => getComputedStyle(e).textDecorationLine") == "none"
     page.evaluate(CLICKED)
     box = name.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
