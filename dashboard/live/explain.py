@@ -7,11 +7,33 @@ window, source) is in the page, not in every push.
 
 from datetime import datetime
 
+from dashboard.shared.figures import chart_panels, explain
 from dashboard.upstream import contract as c
 
 from .state import LiveState, same_time_last_week, service_level_pct
 
 NO_DATA = "no data"
+TILES = (  # the KPI tiles' explain panels, in the tiles' order
+    "agent_states",
+    "active_calls",
+    "ai_calls",
+    "waiting",
+    "longest_wait",
+    "service_level",
+    "completed",
+    "occupancy",
+    "aht",
+    "appointments_today",
+    "open_critical",
+)
+DAY_FIGURES = {"service_level", "completed", "occupancy", "aht"}  # counted over the day
+
+
+def panels(charts: dict) -> list[dict]:
+    """The live view's explain panels: the tiles' (their inputs arrive with the pushed
+    tiles) and the charts'."""
+    tiles = [explain(key, origin="day" if key in DAY_FIGURES else "") for key in TILES]
+    return tiles + chart_panels(charts)
 
 
 def clock(seconds) -> str:

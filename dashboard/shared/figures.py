@@ -271,3 +271,8 @@ def explain(key: str, inputs=(), origin: str = "") -> dict:
         "inputs": list(inputs),
         "origin": origin,
     }
+
+
+def chart_panels(charts: dict) -> list[dict]:
+    """The explain panels of a page's charts (dashboard/shared/charts.py `chart`)."""
+    return [explain(x["explains"], x["inputs"]) for x in charts.values()]

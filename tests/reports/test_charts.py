@@ -64,6 +64,38 @@ def test_it_extends_the_day_to_the_current_slot_and_is_empty_before_any_call():
     assert xs[0] == epoch(9, 0) and xs[-1] == epoch(10, 0) and len(xs) == 5
 
 
+def test_it_lays_the_same_weekday_last_week_over_the_day_dashed_and_explains_it():
+    week = timedelta(days=7)
+    FloorSlot.objects.create(start=at(9, 15), calls=4, completed=3)
+    FloorSlot.objects.create(start=at(9, 0) - week, calls=6, completed=5)
+    FloorSlot.objects.create(start=at(10, 0) - week, calls=2, completed=2)  # later that day
+    FloorSlot.objects.create(start=at(9, 0) - week + timedelta(days=1), calls=50)  # not Mon
+    charts = floor_charts(since=DAY, now=at(9, 20))
+    calls = charts["chart-calls"]
+    # last week's day runs on past now: the axis shows the rest of that day
+    assert calls["x"] == [epoch(9, 0), epoch(9, 15), epoch(9, 30), epoch(9, 45), epoch(10, 0)]
+    by_label = {s["label"]: s for s in calls["series"]}
+    assert by_label["Calls started"]["values"] == [0, 4, None, None, None]
+    dashed = by_label["Calls started, last Mon"]
+    assert dashed["dash"] and dashed["values"] == [6, None, None, None, 2]
+    assert calls["series"][dashed["like"]]["label"] == "Calls started"
+    assert calls["explains"] == "chart_calls"
+    assert calls["inputs"] == [
+        "4 calls started and 3 ended today in 1 slots",
+        "Last Mon by this time (dashed): 6 started, 5 ended",
+    ]
+    assert not any(
+        s.get("dash") for s in floor_charts(DAY + week, at(9, 20) + week)["chart-service"]["series"]
+    )  # a week on, this Monday's service slots hold no inbound calls
+
+
+def test_it_says_no_data_for_last_week_when_nothing_was_stored():
+    FloorSlot.objects.create(start=at(9, 0), calls=1)
+    calls = floor_charts(since=DAY, now=at(9, 5))["chart-calls"]
+    assert [s["label"] for s in calls["series"]] == ["Calls started", "Calls ended"]
+    assert calls["inputs"][1] == "Last Mon by this time (dashed): no data"
+
+
 def test_it_builds_a_campaigns_day_and_outcome_mix():
     CampaignSlot.objects.create(campaign_id="k1", start=at(10, 0), dialed=20, connected=7, booked=1)
     CampaignSlot.objects.create(campaign_id="k1", start=at(10, 30), dialed=12, connected=4)
