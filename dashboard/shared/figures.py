@@ -199,7 +199,7 @@ FIGURES = {
         OUTBOUND,
         "Dial attempts, connects, appointments per 15 minutes (campaign chart)",
         "how much `dialedContacts`, `connectedCalls`, `appointmentsBooked` grew between two "
-        "pulls, added to the slot of the later pull",
+        "pulls, added to the slot of the later pull; dashed: the same weekday last week",
         "per 15 minutes, today",
         "`GET /campaigns`, kept in `CampaignSlot`",
     ),
@@ -214,7 +214,7 @@ FIGURES = {
         QA,
         "QA average",
         "mean over scorecards of score ÷ the template's max score",
-        "all received (tables), today per hour (trend)",
+        "all received (tables), today per hour (trend; dashed: the same weekday last week)",
         "`qa_scored` webhooks",
     ),
     "pass_rate": Figure(
