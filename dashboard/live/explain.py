@@ -60,7 +60,7 @@ def comparisons(kpis: dict, state: LiveState, now: datetime) -> dict[str, str]:
 
     def line(name, show):
         value = vs.get(name)
-        return f"{NO_DATA} for {day}" if value is None else f"{show(value)} vs {day}"
+        return f"{day}: {NO_DATA}" if value is None else f"{show(value)} vs {day}"
 
     return {
         "service_level_pct": line("service_level_pct", lambda d: signed(d, " pts")),
@@ -137,7 +137,8 @@ def origin(state: LiveState) -> list[str]:
     if o.live_since:
         parts.append(f"the service's events since {_hhmmss(o.live_since, state)}")
     if o.restored_slots:
-        parts.append(f"{o.restored_slots} 15-minute slots stored earlier today")
+        n = o.restored_slots
+        parts.append(f"{n} 15-minute slot{'' if n == 1 else 's'} stored earlier today")
     if o.filled_calls:
         parts.append(f"{o.filled_calls} calls from the service's call list that neither counted")
     lines = ["Counted from " + ("; ".join(parts) or "nothing yet")]

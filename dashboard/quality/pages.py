@@ -4,6 +4,7 @@ from django.core.cache import cache
 from django.db.models import Avg, Count, FloatField, Q
 
 from dashboard.live.feed import NAMES_KEY
+from dashboard.shared.figures import chart_panels, explain
 from dashboard.shared.today import start_of_today
 
 from .metrics import qa_percent, qa_trend, service_totals
@@ -18,10 +19,15 @@ def agent_names() -> dict:
 
 def qa_context() -> dict:
     names, service = agent_names(), service_totals()
+    charts = {"chart-qa": qa_trend(start_of_today())}
     return {
         "names": names,
         "service": service,
-        "charts": {"chart-qa": qa_trend(start_of_today())},
+        "charts": charts,
+        "panels": chart_panels(charts) + [explain("pass_rate"), explain("service_counts")],
+        "scored": Scorecard.objects.aggregate(
+            n=Count("id"), passed=Count("id", filter=Q(passed=True))
+        ),
         "recent": Scorecard.objects.order_by("-scored_at")[:25],
         "by_agent": scores_by("agent_id", lambda agent_id: agent_name(agent_id, names)),
         "by_template": scores_by("template_id", lambda t: named(t, service["template_names"])),

@@ -135,8 +135,8 @@ def floor_charts(since: datetime, now: datetime) -> dict:
             SLOT_S,
             "chart_calls",
             [
-                f"{today.calls} calls started and {today.completed} ended today in "
-                f"{sum(r is not None for r in got)} slots",
+                f"{today.calls} calls started and {today.completed} ended today "
+                f"(slots with data: {sum(r is not None for r in got)})",
                 _last_week_line(weekday, then, lambda x: f"{x.calls} started, {x.completed} ended"),
             ],
         ),
@@ -188,7 +188,8 @@ def campaign_chart(campaign_id: str, since: datetime, now: datetime) -> dict:
         "chart_campaign",
         [
             f"{grown['dialed']} dial attempts, {grown['connected']} connects and "
-            f"{grown['booked']} appointments added today in {sum(r is not None for r in got)} slots"
+            f"{grown['booked']} appointments added today "
+            f"(slots with data: {sum(r is not None for r in got)})"
         ],
     )
 

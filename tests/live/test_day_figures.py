@@ -216,3 +216,25 @@ def test_a_day_with_a_clock_change_runs_from_midnight_to_midnight(day, hours, st
     assert kpis["day"].busy_s == hours * 3600 - 1  # the whole local day, 23 or 25 hours
     assert state.kpis(end)["completed_today"] == 0  # the next day
     assert slot_of(end + timedelta(minutes=7)) == end  # slots are the local quarter hours
+
+
+# ---- What the tiles say -----------------------------------------------------------------------
+def test_the_tiles_show_the_difference_to_last_week_or_say_no_data():
+    from html import unescape
+
+    from dashboard.live.render import Renderer
+
+    state, week = LiveState(UTC), timedelta(days=7)
+    now = T0 + timedelta(minutes=15)
+    state.restore({T0: Counts(completed=12, handled=10, handle_s=1500, busy_s=600)}, now)
+    figures = {"service_level_s": 20}
+    shown = unescape(Renderer().kpis(state, figures, now))
+    assert shown.count("last Mon: no data") == 4  # service level, completed, occupancy, AHT
+    state.set_last_week({T0 - week: Counts(completed=9, handled=9, handle_s=900, busy_s=600)})
+    shown = unescape(Renderer().kpis(state, figures, now))
+    assert "+3 vs last Mon" in shown  # completed: 12 against 9
+    assert "+0:50 vs last Mon" in shown  # AHT: 2:30 against 1:40
+    assert "0 pts vs last Mon" in shown  # occupancy: 100 % both days
+    assert "last Mon: no data" in shown  # service level: no inbound call either day
+    assert "12 calls ended: 10 agent-handled" in shown  # the completed panel's inputs
+    assert "Counted from 1 15-minute slot stored earlier today" in shown

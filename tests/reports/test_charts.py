@@ -81,7 +81,7 @@ def test_it_lays_the_same_weekday_last_week_over_the_day_dashed_and_explains_it(
     assert calls["series"][dashed["like"]]["label"] == "Calls started"
     assert calls["explains"] == "chart_calls"
     assert calls["inputs"] == [
-        "4 calls started and 3 ended today in 1 slots",
+        "4 calls started and 3 ended today (slots with data: 1)",
         "Last Mon by this time (dashed): 6 started, 5 ended",
     ]
     assert not any(
