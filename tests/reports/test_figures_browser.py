@@ -36,6 +36,12 @@ def test_each_figure_opens_its_panel_by_click_and_by_keyboard(server, page):
         "document.querySelector('#why-occupancy [data-from=occupancy]').textContent)"
     )
     assert "Counted from the service's events since" in panel.inner_text()
+    inputs = "#why-occupancy [data-from=occupancy]"
+    page.wait_for_function(  # kept current while open: states under way count up to now
+        "([sel, before]) => document.querySelector(sel).textContent !== before",
+        arg=[inputs, page.text_content(inputs)],
+        timeout=20_000,
+    )
     screenshot(page, "figures-1-explain-occupancy")
     page.keyboard.press("Escape")
     panel.wait_for(state="hidden")
@@ -69,8 +75,9 @@ def test_each_figure_opens_its_panel_by_click_and_by_keyboard(server, page):
     page.click("button[popovertarget=why-pass_rate]")
     page.locator("#why-pass_rate").wait_for(state="visible")
     assert "scorecards passed of" in page.inner_text("#why-pass_rate")
+    screenshot(page, "figures-3-explain-qa")
     assert not errors
 
     # what a person opens: the downloaded file, for the screenshot
     page.set_content(f"<pre style='font-size:13px'>{html.escape(text)}</pre>")
-    screenshot(page, "figures-3-campaigns-csv")
+    screenshot(page, "figures-4-campaigns-csv")
