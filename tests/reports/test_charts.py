@@ -89,6 +89,19 @@ def test_it_lays_the_same_weekday_last_week_over_the_day_dashed_and_explains_it(
     )  # a week on, this Monday's service slots hold no inbound calls
 
 
+def test_last_weeks_slots_land_on_the_same_wall_clock_time_across_a_clock_change(settings):
+    settings.TIME_ZONE = "Europe/London"
+    london = ZoneInfo("Europe/London")
+    monday = datetime(2026, 3, 30, tzinfo=london)  # BST since Sunday; last Monday was GMT
+    FloorSlot.objects.create(start=datetime(2026, 3, 23, 9, 0, tzinfo=UTC), calls=7)  # 09:00 GMT
+    now = datetime(2026, 3, 30, 9, 20, tzinfo=london)
+    calls = floor_charts(since=monday, now=now)["chart-calls"]
+    nine = int(datetime(2026, 3, 30, 9, 0, tzinfo=london).timestamp())  # 08:00 UTC
+    dashed = next(s for s in calls["series"] if s.get("dash"))
+    assert dashed["values"][calls["x"].index(nine)] == 7
+    assert calls["tz"] == "Europe/London"
+
+
 def test_it_says_no_data_for_last_week_when_nothing_was_stored():
     FloorSlot.objects.create(start=at(9, 0), calls=1)
     calls = floor_charts(since=DAY, now=at(9, 5))["chart-calls"]
