@@ -22,6 +22,7 @@ from django.db import transaction
 
 from dashboard.live.state import Counts, LiveState, day_start
 from dashboard.shared.aio import pause
+from dashboard.upstream.errors import UpstreamError
 
 from . import publish
 from .models import FloorSlot, add_to_slot
@@ -53,17 +54,23 @@ class Recorder:
             await pause(stop, self.every)
 
     async def attempt(self, step):
-        """One step; a failure is logged once until that step succeeds, and retried."""
+        """One step; a failure is logged once until that step succeeds, and retried. The
+        service being away is expected (a line, no traceback); anything else is a bug."""
+        name = step.__name__
         try:
             await step()
+        except UpstreamError as exc:
+            if name not in self.failing:
+                log.warning("day figures: %s waits for the service (%s); retrying", name, exc)
+            self.failing.add(name)
         except Exception:
-            if step.__name__ not in self.failing:
-                log.exception(
-                    "day figures: %s failed; retrying every %g s", step.__name__, self.every
-                )
-            self.failing.add(step.__name__)
+            if name not in self.failing:
+                log.exception("day figures: %s failed; retrying every %g s", name, self.every)
+            self.failing.add(name)
         else:
-            self.failing.discard(step.__name__)
+            if name in self.failing:
+                log.info("day figures: %s done again", name)
+            self.failing.discard(name)
 
     async def restore(self):
         """Once: today's stored slots back into the state (and counted as written)."""

@@ -176,3 +176,31 @@ def test_it_adds_campaign_growth_between_pulls_to_the_current_slot():
     refresher.record_campaigns(pull(120, 35, 6), at(10, 16))
     rows = [(r.start, r.dialed, r.connected, r.booked) for r in CampaignSlot.objects.all()]
     assert rows == [(at(10, 0), 15, 5, 1), (at(10, 15), 5, 0, 0)]
+
+
+def test_the_recorder_says_once_that_the_service_is_away_and_fills_once_it_is_back(caplog):
+    from asgiref.sync import async_to_sync
+
+    from dashboard.upstream.errors import UpstreamError
+
+    now = datetime.now(UTC)
+    state, away = LiveState(ZoneInfo("UTC")), [True]
+
+    async def list_calls(since, agent_ids):
+        if away[0]:
+            raise UpstreamError("GET /calls failed after 2 attempts: connection refused")
+        started = now - timedelta(seconds=5)
+        ended = c.Call("k1", "a1", None, "outbound", "ended", False, started, ended_at=now)
+        return [ended], None
+
+    recorder = Recorder(state, list_calls=list_calls)
+    state.load_snapshot([], [], now)
+    async_to_sync(recorder.attempt)(recorder.restore)
+    for _ in range(3):
+        async_to_sync(recorder.attempt)(recorder.fill_gaps)
+    said = [r for r in caplog.records if "fill_gaps" in r.getMessage()]
+    assert len(said) == 1 and said[0].levelname == "WARNING" and not said[0].exc_info
+    away[0] = False
+    async_to_sync(recorder.attempt)(recorder.fill_gaps)
+    assert state.kpis(datetime.now(UTC))["completed_today"] == 1
+    assert "day figures: fill_gaps done again" in caplog.text
