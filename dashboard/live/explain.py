@@ -7,6 +7,9 @@ window, source) is in the page, not in every push.
 
 from datetime import datetime
 
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
 from dashboard.shared.figures import chart_panels, explain
 from dashboard.upstream import contract as c
 
@@ -34,6 +37,17 @@ def panels(charts: dict) -> list[dict]:
     tiles) and the charts'."""
     tiles = [explain(key, origin="day" if key in DAY_FIGURES else "") for key in TILES]
     return tiles + chart_panels(charts)
+
+
+def hidden(why: dict[str, list[str]]) -> SafeString:
+    """The inputs as hidden `data-why` elements, for static/js/explain.js (joined here, not
+    in the template: it is rendered on every push)."""
+    return mark_safe(
+        "".join(
+            f'<p hidden data-why="{escape(key)}">{"<br>".join(map(escape, lines))}</p>'
+            for key, lines in why.items()
+        )
+    )
 
 
 def clock(seconds) -> str:

@@ -136,7 +136,7 @@ class Renderer:
                 "aht": duration(kpis["aht_s"]),
                 "longest_wait": duration(kpis["longest_wait_s"]),
                 "vs": explain.comparisons(kpis, state, now),
-                "why": explain.inputs(kpis, state, figures, now),
+                "why": explain.hidden(explain.inputs(kpis, state, figures, now)),
             },
         )
 

@@ -17,6 +17,7 @@ from dashboard.upstream import contract as c
 
 STATES = (*c.AGENT_STATUSES, "unknown")
 BUSY_STATES = ("ringing", "on_call", "wrap_up")  # occupancy: time engaged with calls
+OCCUPANCY_STATES = frozenset((*BUSY_STATES, "available"))  # the rest is left out
 SLOT_S = 15 * 60  # intraday figures are kept per 15 minutes
 SLOT = timedelta(seconds=SLOT_S)
 CALL_COUNTERS = ("calls", "completed", "ai_completed", "handled")  # what the service can tell
@@ -398,15 +399,16 @@ class LiveState:
         busy = available = handle = 0.0
         counted = wrapping = 0
         for agent in self.agents.values():
-            if not agent.since or agent.status not in (*BUSY_STATES, "available"):
+            status, since = agent.status, agent.since
+            if not since or status not in OCCUPANCY_STATES:
                 continue
-            spent = max(0.0, (now - max(agent.since, start)).total_seconds())
+            spent = max(0.0, (now - (since if since > start else start)).total_seconds())
             counted += 1
-            if agent.status == "available":
+            if status == "available":
                 available += spent
             else:
                 busy += spent
-                if agent.status == "wrap_up" and agent.since >= start:
+                if status == "wrap_up" and since >= start:
                     handle += spent
                     wrapping += 1
         day = replace(day).add(busy_s=busy, available_s=available, handle_s=handle)
