@@ -7,11 +7,14 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 
 
-def chart(x: list[datetime], series: list[dict], step_s: int, explains: str, inputs=()) -> dict:
+def chart(
+    x: list[datetime], series: list[dict], step_s: int, explains: str | None = None, inputs=()
+) -> dict:
     """uPlot's shape: x as epoch seconds (each the start of a `step_s` interval), one list of
     values per series (None = no data). A series with `dash` is last week's, drawn dashed in
     the colour of the series `like` names. `explains`: the key of the chart's explain panel
-    (dashboard/shared/figures.py); `inputs`: the counts behind the chart, for that panel."""
+    (dashboard/shared/figures.py; None: it has none); `inputs`: the counts behind the chart,
+    for that panel."""
     return {
         "tz": settings.TIME_ZONE,
         "step_s": step_s,

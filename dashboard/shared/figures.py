@@ -275,4 +275,4 @@ def explain(key: str, inputs=(), origin: str = "") -> dict:
 
 def chart_panels(charts: dict) -> list[dict]:
     """The explain panels of a page's charts (dashboard/shared/charts.py `chart`)."""
-    return [explain(x["explains"], x["inputs"]) for x in charts.values()]
+    return [explain(x["explains"], x["inputs"]) for x in charts.values() if x["explains"]]
