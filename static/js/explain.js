@@ -22,7 +22,9 @@
     },
     true, // toggle does not bubble
   );
-  document.addEventListener("htmx:oobAfterSwap", () => {
+  const fillOpen = () => {
     for (const panel of document.querySelectorAll(".explain:popover-open")) fill(panel);
-  });
+  };
+  document.addEventListener("htmx:oobAfterSwap", fillOpen);
+  fillOpen(); // a panel opened before this deferred script ran
 })();

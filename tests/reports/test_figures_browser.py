@@ -20,6 +20,16 @@ def server(module_simulator, tmp_path_factory):
     server.stop()
 
 
+def filled(page, selector: str, text: str):
+    """Until the panel's inputs at `selector` say `text` (explain.js fills them, and it may
+    run after the click: it is deferred)."""
+    page.wait_for_function(
+        "([sel, text]) => document.querySelector(sel).textContent.includes(text)",
+        arg=[selector, text],
+        timeout=10_000,
+    )
+
+
 def test_each_figure_opens_its_panel_by_click_and_by_keyboard(server, page):
     errors = []
     page.on("pageerror", lambda error: errors.append(error))
@@ -67,14 +77,14 @@ def test_each_figure_opens_its_panel_by_click_and_by_keyboard(server, page):
     page.click("#campaigns-table tbody tr >> nth=0 >> a")
     page.click("#campaign-body button[popovertarget=why-connect_rate]")
     page.locator("#why-connect_rate").wait_for(state="visible")
-    assert "connected calls of" in page.inner_text("#why-connect_rate [data-from=connect_rate]")
+    filled(page, "#why-connect_rate [data-from=connect_rate]", "connected calls of")
     screenshot(page, "figures-2-explain-campaign")
     page.keyboard.press("Escape")
 
     page.goto(f"{server.url}/qa/")
     page.click("button[popovertarget=why-pass_rate]")
     page.locator("#why-pass_rate").wait_for(state="visible")
-    assert "scorecards passed of" in page.inner_text("#why-pass_rate")
+    filled(page, "#why-pass_rate [data-from=pass_rate]", "scorecards passed of")
     screenshot(page, "figures-3-explain-qa")
     assert not errors
 
