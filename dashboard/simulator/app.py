@@ -191,7 +191,13 @@ class Simulator:
             },
             "sockets": self.sockets,
             "deliveries": self.deliveries.attempts,
+            **self.ended_calls(),
         }
+
+    def ended_calls(self):
+        """Organisation A's calls ended so far, all and AI-handled (a test's truth)."""
+        ended = [x for x in self.centres[ORG_A].history.values() if x.ended]
+        return {"calls_ended": len(ended), "ai_calls_ended": sum(x.ai_handled for x in ended)}
 
     # ---- Socket.IO --------------------------------------------------------------------------
     async def on_connect(self, sid, environ, auth):
@@ -318,7 +324,12 @@ class Simulator:
         return 200, [a.rest() for a in r.centre.agents.values()], {}
 
     def rest_calls(self, r):
-        return 200, envelope([call.rest() for call in r.centre.calls.values()]), {}
+        """`status=active` (or nothing): the live calls; `since` and/or `agent_id`: history."""
+        since, agent_id = r.query.get("since"), r.query.get("agent_id")
+        if r.query.get("status") == "active" or not (since or agent_id):
+            return 200, envelope([call.rest() for call in r.centre.calls.values()]), {}
+        rows = r.centre.call_history(since or "", agent_id)
+        return 200, envelope([call.rest() for call in rows]), {}
 
     def rest_campaigns(self, r):
         return 200, [campaign.rest() for campaign in r.centre.campaigns.values()], {}

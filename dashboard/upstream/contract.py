@@ -21,6 +21,7 @@ WEBHOOK_EVENTS = (
     "coaching_alert",
 )
 REALTIME_EVENTS = ("agent.status", "call.started", "call.updated", "call.ended", "queue.stats")
+CALL_LIST_CAP = 200  # GET /calls?since= answers the newest calls, at most this many (contract 5)
 
 
 def _rows(body, *, envelope: bool, what: str) -> list:
@@ -65,6 +66,11 @@ class Call:
     state: str
     ai_handled: bool
     started_at: datetime | None
+    # GET /calls/{id} and the call history (contract 5): None while live, or not told
+    ended_at: datetime | None = None
+    outcome: str | None = None
+    duration_s: int | None = None
+    recording_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +171,10 @@ def parse_call(d) -> Call:
         state=text(d, "state", "in_progress"),
         ai_handled=boolean(d, "ai_handled"),
         started_at=timestamp(d, "started_at", optional=True),
+        ended_at=timestamp(d, "ended_at", optional=True),
+        outcome=string(d, "outcome", optional=True, limit=60),
+        duration_s=None if d.get("duration_s") is None else integer(d, "duration_s", low=0),
+        recording_id=string(d, "recording_id", optional=True),
     )
 
 
