@@ -75,7 +75,7 @@ class LiveFeed:
 
     # ---- The bridge's sink ---------------------------------------------------------------------
     def snapshot(self, agents, calls):
-        self._merge(self.state.load_snapshot(agents, calls))
+        self._merge(self.state.load_snapshot(agents, calls, now()))
 
     def event(self, event: c.Event):
         changes = self.state.apply(event)
@@ -201,9 +201,13 @@ class LiveFeed:
             for queue_id in changes.queues:
                 self.queue_html[queue_id] = self.render.queue(state.queues[queue_id])
                 out.append(self.queue_html[queue_id])
-        if changes.kpis or changes.full or not self.kpi_html:
-            self.kpi_html = self.render.kpis(state, self.figures)
-            out.append(self.kpi_html)
+        # Every push re-renders the KPIs (states under way count up to now, so they change
+        # between events too; the heartbeat keeps them right on a quiet floor), and carries
+        # them only when they changed.
+        kpis = self.render.kpis(state, self.figures, now())
+        if kpis != self.kpi_html:
+            self.kpi_html = kpis
+            out.append(kpis)
         if changes.full:
             return ""
         out.append(self.upstream_html())

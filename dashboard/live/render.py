@@ -12,6 +12,7 @@ from django.utils.html import format_html
 
 from dashboard.upstream import contract as c
 
+from . import explain
 from .state import LiveState
 
 STATE_LOOK = {  # icon, label: state is shown by colour AND by text
@@ -127,8 +128,8 @@ class Renderer:
             },
         )
 
-    def kpis(self, state: LiveState, figures: dict) -> str:
-        kpis = state.kpis()
+    def kpis(self, state: LiveState, figures: dict, now: datetime) -> str:
+        kpis = state.kpis(now)
         return self._render(
             self._kpis,
             {
@@ -136,6 +137,8 @@ class Renderer:
                 "figures": figures,
                 "aht": duration(kpis["aht_s"]),
                 "longest_wait": duration(kpis["longest_wait_s"]),
+                "vs": explain.comparisons(kpis, state, now),
+                "why": explain.hidden(explain.inputs(kpis, state, figures, now)),
             },
         )
 

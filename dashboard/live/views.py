@@ -7,6 +7,7 @@ from django.shortcuts import render
 from dashboard.accounts.roles import WALLBOARD, role_required
 from dashboard.shared.today import start_of_today
 
+from .explain import panels
 from .feed import TEAMS_KEY
 from .render import STATE_LOOK
 
@@ -15,13 +16,15 @@ from .render import STATE_LOOK
 def home(request, charts):
     """The page's frame; its content arrives over the websocket, whole on connect.
     `charts(since, now)` gives the intraday charts' data (the URL conf passes it in)."""
+    day = charts(start_of_today(), datetime.now(UTC))
     return render(
         request,
         "live/home.html",
         {
             "teams": cache.get(TEAMS_KEY) or [],
             "states": [(key, label) for key, (_, label) in STATE_LOOK.items()],
-            "charts": charts(start_of_today(), datetime.now(UTC)),
+            "charts": day,
+            "panels": panels(day),
             "service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S,
         },
     )

@@ -68,6 +68,15 @@ class Sinks:
             sink.status(state, reason)
 
 
+def day_calls(rest):
+    """The recorder's way to the service's calls of the day, to fill gaps with."""
+
+    async def list_calls(since, agent_ids):
+        return await rest.day_calls(since=since, agent_ids=agent_ids)
+
+    return list_calls
+
+
 def summaries_changed():
     """After each refresh of the service's summaries: the pages that show them."""
     campaigns_changed()
@@ -98,7 +107,7 @@ async def run_bridge(stop: asyncio.Event):
             feed.run(stop),
             bridge.run(stop),
             Refresher(rest, feed, on_refreshed=summaries_changed).run(stop),
-            Recorder(state).run(stop),
+            Recorder(state, list_calls=day_calls(rest)).run(stop),
             run_processor(stop, on_figures=feed.set_figures),
             journal.run(stop),
             run_retention(stop),

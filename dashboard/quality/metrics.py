@@ -7,7 +7,7 @@ from django.db.models import Avg, Count, F, FloatField, Q, Sum
 from django.db.models.functions import TruncHour
 
 from dashboard.shared import summaries
-from dashboard.shared.charts import chart
+from dashboard.shared.charts import chart, on_day, week_before, with_last_week, zone
 from dashboard.shared.percent import pct
 from dashboard.shared.today import start_of_today
 
@@ -80,32 +80,47 @@ def today_figures() -> dict:
 
 
 def qa_trend(since: datetime) -> dict:
-    """Average QA score per hour since `since` (hours with no scorecard are left out)."""
+    """Average QA score per hour since `since` (hours with no scorecard are left out), and
+    the same weekday last week's, dashed."""
+    today = since.astimezone(zone()).date()
+    rows = _hourly(since, None)
+    week_from, week_to = week_before(today)
+    before = {on_day(hour, today): row for hour, row in _hourly(week_from, week_to).items()}
+    xs = sorted({*rows, *before})
+    got, old = [rows.get(x) for x in xs], [before.get(x) for x in xs]
+    series = [
+        {"label": "Average QA score %", "scale": "%", "values": [r and r["avg"] for r in got]},
+        {
+            "label": "Scorecards",
+            "scale": "scorecards",
+            "kind": "bars",
+            "values": [r and r["n"] for r in got],
+        },
+    ]
+    scored = sum(r["n"] for r in rows.values())
+    return chart(
+        xs,
+        with_last_week(
+            series, [[r and r["avg"] for r in old], [r and r["n"] for r in old]], f"{week_from:%a}"
+        ),
+        step_s=3600,
+        explains="qa_average",
+        inputs=[f"{scored} scorecards today in {len(rows)} hours"],
+    )
+
+
+def _hourly(since: datetime, until: datetime | None) -> dict:
+    """Scorecards and their average score per hour, from `since` to before `until`."""
+    found = Scorecard.objects.filter(scored_at__gte=since)
+    if until:
+        found = found.filter(scored_at__lt=until)
     rows = (
-        Scorecard.objects.filter(scored_at__gte=since)
-        .annotate(hour=TruncHour("scored_at"))
+        found.annotate(hour=TruncHour("scored_at"))
         .values("hour")
         .annotate(n=Count("id"), avg=Avg(qa_percent(), output_field=FloatField()))
         .order_by("hour")
     )
-    rows = list(rows)
-    return chart(
-        [r["hour"] for r in rows],
-        [
-            {
-                "label": "Average QA score %",
-                "scale": "%",
-                "values": [round(r["avg"], 1) for r in rows],
-            },
-            {
-                "label": "Scorecards",
-                "scale": "scorecards",
-                "kind": "bars",
-                "values": [r["n"] for r in rows],
-            },
-        ],
-        step_s=3600,
-    )
+    return {r["hour"]: {"n": r["n"], "avg": round(r["avg"], 1)} for r in rows}
 
 
 def service_totals() -> dict:

@@ -10,10 +10,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from dashboard.accounts.roles import MANAGER, SUPERVISOR, role_required
+from dashboard.shared.export import wants_csv
 
+from . import exports
 from .metrics import open_alert_counts
 from .models import CoachingAction, CoachingAlert
-from .pages import agent_names, qa_context
+from .pages import agent_names, alerts_matching, qa_context
 from .publish import publish_alert
 
 FILTERS = {
@@ -42,14 +44,9 @@ def alert_filters(query) -> dict:
 @role_required(MANAGER)
 def coaching(request):
     chosen = alert_filters(request.GET)
-    alerts = CoachingAlert.objects.order_by("-raised_at")
-    for key in ("severity", "status"):
-        if chosen[key]:
-            alerts = alerts.filter(**{key: chosen[key]})
-    if chosen["agent"]:
-        alerts = alerts.filter(agent_id=chosen["agent"])
-    if chosen["kind"]:
-        alerts = alerts.filter(kind=chosen["kind"])
+    if wants_csv(request):
+        return exports.coaching(chosen)
+    alerts = alerts_matching(chosen)
     return render(
         request,
         "quality/coaching.html",
@@ -57,6 +54,7 @@ def coaching(request):
             "names": agent_names(),
             "alerts": alerts.prefetch_related("actions__by")[:200],
             "chosen": chosen,
+            "csv_query": urlencode({k: v for k, v in chosen.items() if v}),
             "severities": FILTERS["severity"],
             "statuses": FILTERS["status"],
             "kinds": CoachingAlert.objects.values_list("kind", flat=True)
@@ -90,4 +88,6 @@ def coaching_action(request, pk, action):
 
 @role_required(SUPERVISOR)
 def qa(request):
+    if wants_csv(request):
+        return exports.qa(request.GET.get("table", ""))
     return render(request, "quality/qa.html", qa_context())

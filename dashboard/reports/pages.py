@@ -3,6 +3,7 @@
 from datetime import UTC, datetime
 
 from dashboard.shared import summaries
+from dashboard.shared.figures import chart_panels, explain
 from dashboard.shared.today import start_of_today
 
 from .metrics import campaign_chart, campaign_row, outcome_mix
@@ -18,10 +19,16 @@ def campaign_context(campaign_id: str) -> dict:
     entry = summaries.load("campaigns")
     found = next((x for x in entry["data"] or [] if x.id == campaign_id), None)
     since = start_of_today()
+    charts = {"chart-campaign": campaign_chart(campaign_id, since, datetime.now(UTC))}
     return {
         "summary": entry,
         "campaign_id": campaign_id,
         "campaign": campaign_row(found) if found else None,
-        "charts": {"chart-campaign": campaign_chart(campaign_id, since, datetime.now(UTC))},
+        "charts": charts,
         "outcomes": outcome_mix(campaign_id, since),
+        "panels": [explain(key) for key in CAMPAIGN_TILES] + chart_panels(charts),
     }
+
+
+# The campaign page's explain panels beside its chart's; their inputs come with the pushes.
+CAMPAIGN_TILES = ("progress", "connect_rate", "appointments", "conversion", "outcome_mix")

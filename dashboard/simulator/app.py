@@ -202,7 +202,13 @@ class Simulator:
             "sockets": self.sockets,
             "deliveries": self.deliveries.attempts,
             "recordings": self.recordings,
+            **self.ended_calls(),
         }
+
+    def ended_calls(self):
+        """Organisation A's calls ended so far, all and AI-handled (a test's truth)."""
+        ended = [x for x in self.centres[ORG_A].history.values() if x.ended]
+        return {"calls_ended": len(ended), "ai_calls_ended": sum(x.ai_handled for x in ended)}
 
     # ---- Socket.IO --------------------------------------------------------------------------
     async def on_connect(self, sid, environ, auth):

@@ -20,7 +20,8 @@ Modules, each named for what it gives:
   `matches_truth`); `sockets`: in-process websockets (`socket_for`, `communicator`,
   `closed_with`); `feeds`: `Events` (the service's events made by hand) and
   `running_feed`; `upstream`: the adapter wired to a simulator (`session_for`,
-  `bridge_for`, `StateSink`, `truth`); `people`, `links`, `routes`, `receiver`.
+  `bridge_for`, `StateSink`, `truth`); `downloads`: `csv_rows` (a CSV download read
+  through the test client); `people`, `links`, `routes`, `receiver`.
 - `fixtures`: the pytest plugin (tests/conftest.py loads it): `alice` (Manager), `bob`
   (Supervisor), `carol` (Wallboard viewer), `dave` (no role), `client_for`, `role_groups`;
   `simulator` (a test's own), `module_simulator` (one per module, for tests that only

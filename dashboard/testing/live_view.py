@@ -4,6 +4,8 @@ real server, whose first message is the whole view, parsed into what each tile s
 once."""
 
 import asyncio
+import html
+import re
 import time
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
@@ -160,3 +162,25 @@ class LiveBrowser:
     async def close(self):
         self.reader.cancel()
         await self.socket.close()
+
+
+KPI = re.compile(r'<button class="label"[^>]*>([^<]+)</button><div class="value">([^<]*)</div>')
+AI_SHARE = re.compile(r"([\d.]+)% of today")
+
+
+def kpi_figures(message: str) -> dict:
+    """The KPI tiles' numbers in a push, by label ("Completed": "17"), and the header's AI
+    share ("AI share": "23.5", or None when no call ended today)."""
+    figures = {label: html.unescape(value) for label, value in KPI.findall(message)}
+    share = AI_SHARE.search(message)
+    figures["AI share"] = share and share.group(1)
+    return figures
+
+
+def current_kpis(server, client) -> dict:
+    """The KPI tiles a browser connecting now is sent first."""
+    socket = LiveSocket(server, client)
+    try:
+        return kpi_figures(socket.receive())
+    finally:
+        socket.close()

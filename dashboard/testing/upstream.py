@@ -1,5 +1,6 @@
 """The adapter's pieces wired to a simulated tenant, as the bridge wires them."""
 
+from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from dashboard.live.state import LiveState
@@ -30,7 +31,7 @@ class StateSink:
 
     def snapshot(self, agents, calls):
         self.snapshots += 1
-        self.state.load_snapshot(agents, calls)
+        self.state.load_snapshot(agents, calls, datetime.now(UTC))
 
     def event(self, event):
         self.seqs.append(event.seq)

@@ -21,6 +21,7 @@ WEBHOOK_EVENTS = (
     "coaching_alert",
 )
 REALTIME_EVENTS = ("agent.status", "call.started", "call.updated", "call.ended", "queue.stats")
+CALL_LIST_CAP = 200  # GET /calls?since= answers the newest calls, at most this many (contract 5)
 
 
 def _rows(body, *, envelope: bool, what: str) -> list:

@@ -140,6 +140,31 @@ class RestClient:
         except NotOffered as lacking:
             raise NotOffered(lacking.endpoint, feature) from None
 
+    async def day_calls(
+        self, *, since: datetime, agent_ids=()
+    ) -> tuple[list[c.Call], datetime | None]:
+        """Every call since `since` the call history gives, and the time before which the
+        answer may still lack calls (None: complete). The list holds the newest 200 calls
+        only: when it is full, each agent's own list is read too (four at a time), which
+        finds the agents' older calls; older AI calls (no agent) stay out of reach."""
+        calls = await self.calls(since=since)
+        if len(calls) < c.CALL_LIST_CAP:
+            return calls, None
+        found = {x.call_id: x for x in calls}
+        partial = _oldest(calls, since)
+        gate = asyncio.Semaphore(4)
+
+        async def agents_calls(agent_id):
+            async with gate:
+                return await self.calls(since=since, agent_id=agent_id)
+
+        for rows in await asyncio.gather(*map(agents_calls, agent_ids)):
+            for x in rows:
+                found.setdefault(x.call_id, x)
+            if len(rows) >= c.CALL_LIST_CAP:
+                partial = max(partial, _oldest(rows, since))
+        return list(found.values()), partial
+
     async def create_webhook(
         self, name: str, url: str, events=c.WEBHOOK_EVENTS, headers: dict | None = None
     ) -> c.Webhook:
@@ -163,6 +188,11 @@ def _listed(body, endpoint: str, feature: str):
     if body is None:
         raise NotOffered(endpoint, feature)
     return body
+
+
+def _oldest(calls: list[c.Call], since: datetime) -> datetime:
+    """When the oldest of `calls` started: the list is complete from there on."""
+    return min((x.started_at for x in calls if x.started_at), default=since)
 
 
 def _iso(when: datetime | None) -> str | None:

@@ -88,6 +88,12 @@
     const ink = getComputedStyle(document.body).color;
     const grid = { stroke: "rgba(128,128,128,.2)" };
     const scales = [...new Set(d.series.map((s) => s.scale))];
+    // Last week's series (`dash`) take the colour of the series they follow (`like`).
+    const colour = [];
+    let next = 0;
+    d.series.forEach((s, i) => {
+      colour[i] = s.dash ? colour[s.like] : next++;
+    });
     const opts = {
       width: Math.max(elt.clientWidth, 300),
       height: Number(elt.dataset.height) || 220,
@@ -104,11 +110,12 @@
         ...d.series.map((s, i) => ({
           label: s.label,
           scale: s.scale,
-          stroke: COLOURS[i % COLOURS.length],
-          width: 2,
-          fill: s.kind === "bars" ? FILLS[i % FILLS.length] : undefined,
+          stroke: COLOURS[colour[i] % COLOURS.length],
+          width: s.dash ? 1.5 : 2,
+          dash: s.dash ? [6, 4] : undefined,
+          fill: s.kind === "bars" ? FILLS[colour[i] % FILLS.length] : undefined,
           paths: s.kind === "bars" ? uPlot.paths.bars({ size: [0.7, 40] }) : undefined,
-          points: { show: s.kind !== "bars", size: 5 },
+          points: { show: s.kind !== "bars" && !s.dash, size: 5 },
         })),
       ],
       axes: [
