@@ -45,6 +45,24 @@ class Forbidden(UpstreamError):
         )
 
 
+# ---- Outbound operations (issue 21) ----------------------------------------------------
+class NotOffered(UpstreamError):
+    """404 or 405 on the whole path of an optional group: this service lacks the feature."""
+
+    def __init__(self, endpoint: str, status: int):
+        self.endpoint, self.status = endpoint, status
+        super().__init__(f"{endpoint} answered {status}: this service does not offer it")
+
+
+class Conflict(UpstreamError):
+    """409: the service refused the request in the resource's current state."""
+
+    def __init__(self, endpoint: str, code: str, message: str):
+        self.endpoint, self.code, self.message = endpoint, code, message
+        super().__init__(f"409 {code}: {message}".strip())
+
+
+# ------------------------------------------------------------------------------------------
 class ConfigError(UpstreamError):
     """The service refused something our configuration asked for (e.g. joining a room)."""
 
