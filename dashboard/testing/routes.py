@@ -19,6 +19,7 @@ SAMPLES = {  # a value for each path parameter the URL conf uses
     "id": "1",
     "action": "acknowledge",
     "campaign_id": "cmp-1",
+    "booking_id": "bk-1",
     "token": "not-a-kiosk-token",
     "app_label": "live",
     "url": "nowhere/",
@@ -35,7 +36,13 @@ PUBLIC = {
     "/webhooks/service/",
     KIOSK,
 }
-POST_ONLY = ("/coaching/1/", "/wallboards/1/revoke/")  # actions: a GET is refused with 405
+POST_ONLY = (  # actions: a GET is refused with 405
+    "/coaching/1/",
+    "/wallboards/1/revoke/",
+    "/campaigns/cmp-1/start",
+    "/campaigns/cmp-1/stop",
+    "/campaigns/cmp-1/bookings/",
+)
 SIGNED_IN = {"/accounts/password_change/", "/accounts/password_change/done/"}
 
 
