@@ -111,7 +111,8 @@ class Outbound:
         }
         self.callbacks: list[Callback] = []
         self.bookings: list[dict] = []
-        # The day so far: callbacks made, missed, due and to come; bookings left pending.
+        # The day so far: callbacks made, missed, due and to come (some beyond the next
+        # hour, so `due_before` has something to leave out); bookings left pending.
         for campaign in campaigns.values():
             if campaign.dial_mode == "ai":
                 for _ in range(3):
@@ -119,7 +120,7 @@ class Outbound:
                 continue
             for _ in range(12):
                 agent = self.rng.choice(list(agents))
-                self._callback(campaign.id, agent, now + self.rng.uniform(-4 * 3600, 3600))
+                self._callback(campaign.id, agent, now + self.rng.uniform(-4 * 3600, 3 * 3600))
 
     def _worked_before(self, campaign, now: float) -> DialerQueue:
         """The campaign's queue and counters after the hours it ran before the simulator
