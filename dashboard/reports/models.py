@@ -2,6 +2,7 @@
 processes. Both are written by the bridge by adding what grew, never by overwriting, so a
 bridge restarted mid-day adds to the slots it finds instead of resetting them."""
 
+from django.conf import settings
 from django.db import models
 from django.db.models import F
 
@@ -45,3 +46,35 @@ def add_to_slot(model, amounts: dict, **slot):
     the database (F expressions), so two writers never lose each other's additions."""
     row, _ = model.objects.get_or_create(**slot)
     model.objects.filter(pk=row.pk).update(**{k: F(k) + v for k, v in amounts.items()})
+
+
+# ---- Outbound operations (issue 21) ---------------------------------------------------------
+class CampaignAction(models.Model):
+    """A start or stop a Manager asked for, and what the service answered, as it came."""
+
+    DONE, REFUSED, FAILED = "done", "refused", "failed"  # 200; 4xx; no answer to go by
+    OUTCOMES = [(DONE, "Done"), (REFUSED, "Refused"), (FAILED, "Not confirmed")]
+
+    campaign_id = models.CharField(max_length=200, db_index=True)
+    campaign_name = models.CharField(max_length=120, blank=True)
+    action = models.CharField(max_length=5)  # start, stop
+    status_before = models.CharField(max_length=40, blank=True)  # as the dashboard showed it
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
+    at = models.DateTimeField(auto_now_add=True)
+    outcome = models.CharField(max_length=8, choices=OUTCOMES)
+    http_status = models.PositiveSmallIntegerField(null=True)
+    answer = models.TextField()
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+
+
+class HandledBooking(models.Model):
+    """A pending booking a Manager marked as handled: the service has no write for it, so
+    the mark and its note are the dashboard's own."""
+
+    booking_id = models.CharField(max_length=200, unique=True)
+    campaign_id = models.CharField(max_length=200)
+    note = models.TextField()
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
+    at = models.DateTimeField(auto_now_add=True)

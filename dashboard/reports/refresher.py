@@ -2,9 +2,10 @@
 
 Each summary is pulled on its own, so one failing endpoint never holds the others back;
 a good answer replaces the cached copy, a failure only records its error beside the last
-good copy (dashboard/shared/summaries.py). After each pass `on_refreshed` is called (the
+good copy (dashboard/shared/summaries.py), and a group the service does not offer (404 or
+405 on its whole path) is kept as not offered. After each pass `on_refreshed` is called (the
 composition root pushes the pages that show summaries), and campaign counters that grew
-are added to their 15-minute slots.
+are added to their 15-minute slots and their dial counters to the dial rate's samples.
 """
 
 import asyncio
@@ -20,8 +21,10 @@ from dashboard.shared import summaries
 from dashboard.shared.aio import pause
 from dashboard.shared.today import start_of_today
 from dashboard.upstream import contract as c
+from dashboard.upstream.errors import NotOffered
 from dashboard.upstream.rest import RestClient
 
+from . import outbound
 from .models import CampaignSlot, add_to_slot
 
 log = logging.getLogger("dashboard.reports.refresher")
@@ -33,6 +36,11 @@ PULLS = {  # summary name -> how to pull it; the QA-side ones cover today only
     "compliance": lambda rest, since: rest.compliance_checks(since),
     "coaching": lambda rest, since: rest.coaching_alerts(since),
     "ai": lambda rest, since: rest.ai_status(),
+    # Outbound operations (issue 21): groups a service may not offer
+    "dialer_queue": lambda rest, since: rest.dialer_queue(),
+    "callbacks": lambda rest, since: rest.callbacks(datetime.now(UTC) + outbound.CALLBACKS_AHEAD),
+    "pending_bookings": lambda rest, since: rest.pending_bookings(),
+    "ai_dialer": lambda rest, since: rest.ai_dialer(),
 }
 
 
@@ -59,6 +67,7 @@ class Refresher:
         if got["campaigns"] is not None:
             self.feed.campaigns(got["campaigns"])
             await sync_to_async(self.record_campaigns)(got["campaigns"], datetime.now(UTC))
+            await outbound.record_dialing(got["campaigns"], datetime.now(UTC))
         if got["ai"] is not None:
             self.feed.ai_status(got["ai"].enabled)
         if self.on_refreshed:
@@ -68,6 +77,12 @@ class Refresher:
         """The fresh data, or None when the pull failed (its error is stored instead)."""
         try:
             data = await PULLS[name](self.rest, since)
+        except NotOffered as absent:  # no failure: the page hides the panel and says why
+            if self.failing.get(name) != str(absent):
+                log.info("summary %s: %s", name, absent)
+            self.failing[name] = str(absent)
+            await summaries.store_not_offered(name, datetime.now(UTC))
+            return None
         except Exception as exc:
             error = str(exc) or type(exc).__name__
             if self.failing.get(name) != error:

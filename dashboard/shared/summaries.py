@@ -1,6 +1,7 @@
 """The service's summaries as last pulled: one cache entry per summary, shared by every
 web process. An entry keeps its last good data with the time it was fetched, and the last
-error with its time, so a failed pull never blanks a page: the page says how old it is."""
+error with its time, so a failed pull never blanks a page: the page says how old it is.
+A summary of an optional group the service does not offer is kept as `offered` False."""
 
 from datetime import UTC, datetime
 
@@ -8,6 +9,8 @@ from django.conf import settings
 from django.core.cache import cache
 
 NAMES = ("campaigns", "scorecards", "templates", "compliance", "coaching", "ai")
+OUTBOUND = ("dialer_queue", "callbacks", "pending_bookings", "ai_dialer")  # issue 21
+NAMES += OUTBOUND
 
 
 def key(name: str) -> str:
@@ -15,7 +18,7 @@ def key(name: str) -> str:
 
 
 def empty() -> dict:
-    return {"data": None, "fetched_at": None, "error": "", "failed_at": None}
+    return {"data": None, "fetched_at": None, "error": "", "failed_at": None, "offered": True}
 
 
 def load(name: str) -> dict:
@@ -41,3 +44,16 @@ async def store_failure(name: str, error: str, at: datetime):
     """Keep the last good data; only the error and its time change."""
     entry = {**empty(), **(await cache.aget(key(name)) or {})}
     await cache.aset(key(name), {**entry, "error": error, "failed_at": at}, timeout=None)
+
+
+async def store_not_offered(name: str, at: datetime):
+    """The service answered 404 or 405 for the summary's whole path: it lacks the feature,
+    which is no failure (no error, not stale); the page hides that panel and says why."""
+    await cache.aset(key(name), {**empty(), "fetched_at": at, "offered": False}, timeout=None)
+
+
+async def replace_data(name: str, data):
+    """What an action's answer told us (a campaign just started) is newer than the last
+    pull: it replaces the data, and the pull's time stays the page's "as of"."""
+    entry = {**empty(), **(await cache.aget(key(name)) or {})}
+    await cache.aset(key(name), {**entry, "data": data}, timeout=None)

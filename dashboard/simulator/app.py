@@ -16,6 +16,7 @@ import statistics
 import time
 import wave
 from dataclasses import dataclass, field
+from datetime import datetime
 from urllib.parse import parse_qs
 
 import socketio
@@ -50,6 +51,7 @@ class Options:
     webhook_url: str = ""
     webhook_secret: str = ""
     faults: bool = False
+    without: dict = field(default_factory=dict)  # outbound group -> 404 or 405 (issue 21)
 
 
 class Reply(Exception):
@@ -332,6 +334,7 @@ class Simulator:
             raise error(status, code, f"No route for {method} /api{path}")
         if parts and parts[0] in ("webhooks", "tenant") and user.role == "agent":
             raise error(403, "forbidden", "This role cannot reach this endpoint")
+        self.outbound_gate(method, path, parts, user.role)
         found = match(API, method, parts)
         if found is None:
             raise error(404, "not_found", f"No route for {method} /api{path}")
@@ -449,6 +452,57 @@ class Simulator:
             raise error(404, "not_found", "No such delivery")
         return 202, {"status": "queued"}, {}
 
+    # ---- Outbound operations (issue 21) --------------------------------------------------
+    def outbound_gate(self, method, path, parts, role):
+        """A group switched off (`--without`) answers for its whole path as a service that
+        lacks it would; campaign control needs more than the agent role."""
+        group = outbound_group(parts)
+        status = self.o.without.get(group)
+        if status == 405:
+            raise error(405, "method_not_allowed", f"{method} /api{path} is not allowed")
+        if status:
+            raise error(404, "not_found", f"No route for {method} /api{path}")
+        if group == "campaign-control" and role == "agent":
+            raise error(403, "forbidden", "This role cannot start or stop campaigns")
+
+    def rest_dialer_queue(self, r):
+        return 200, r.centre.outbound.queue_summary(r.centre.now), {}
+
+    def rest_callbacks(self, r):
+        before = r.query.get("due_before")
+        if before is not None:
+            try:
+                moment = datetime.fromisoformat(before.replace("Z", "+00:00"))
+            except ValueError:
+                raise error(400, "invalid_request", "due_before must be an ISO 8601 time") from None
+            if moment.tzinfo is None:
+                raise error(400, "invalid_request", "due_before needs a time zone")
+            before = moment.timestamp()
+        rows = r.centre.outbound.callbacks_due_before(before, r.centre.now)
+        return 200, envelope(rows), {}
+
+    def rest_pending_bookings(self, r):
+        return 200, envelope(r.centre.outbound.pending_bookings()), {}
+
+    def rest_ai_dialer(self, r):
+        return 200, r.centre.outbound.ai_dialer(r.centre.calls), {}
+
+    def rest_start_campaign(self, r, campaign_id):
+        return self.campaign_action(r, campaign_id, "start")
+
+    def rest_stop_campaign(self, r, campaign_id):
+        return self.campaign_action(r, campaign_id, "stop")
+
+    def campaign_action(self, r, campaign_id, action):
+        campaign = r.centre.campaigns.get(campaign_id)
+        if campaign is None:
+            raise error(404, "not_found", "No such campaign")
+        if not r.centre.outbound.start_or_stop(campaign, action):
+            state = "running" if action == "start" else "stopped"
+            raise error(409, "invalid_state", f"Campaign is already {state}")
+        return 200, campaign.rest(), {}
+
+    # ------------------------------------------------------------------------------------
     def hook(self, org, hook_id):
         hook = self.deliveries.for_org(org, hook_id)
         if hook is None:
@@ -588,7 +642,24 @@ API = {
     ("POST", "webhooks/outbound"): Simulator.rest_create_webhook,
     ("POST", "webhooks/outbound/*/test"): Simulator.rest_test_webhook,
     ("POST", "webhooks/outbound/*/deliveries/*/replay"): Simulator.rest_replay,
+    # Outbound operations (issue 21)
+    ("GET", "dialer-queue/summary"): Simulator.rest_dialer_queue,
+    ("GET", "callbacks"): Simulator.rest_callbacks,
+    ("GET", "pending-bookings"): Simulator.rest_pending_bookings,
+    ("GET", "ai-dialer"): Simulator.rest_ai_dialer,
+    ("POST", "campaigns/*/start"): Simulator.rest_start_campaign,
+    ("POST", "campaigns/*/stop"): Simulator.rest_stop_campaign,
 }
+OUTBOUND_GROUPS = ("dialer-queue", "callbacks", "pending-bookings", "ai-dialer", "campaign-control")
+
+
+def outbound_group(parts: list[str]) -> str | None:
+    """Which optional group of contract section 5 a request's path belongs to."""
+    if len(parts) == 3 and parts[0] == "campaigns" and parts[2] in ("start", "stop"):
+        return "campaign-control"
+    return parts[0] if parts and parts[0] in OUTBOUND_GROUPS else None
+
+
 CONTROLS = {
     ("GET", "stats"): Simulator.control_stats,
     ("GET", "agents"): Simulator.control_agents,

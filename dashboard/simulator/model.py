@@ -10,7 +10,9 @@ import random
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+
+from .clock import iso
+from .outbound import Outbound
 
 FIRST = [
     "Ava",
@@ -84,10 +86,6 @@ CONNECTED_OUTCOMES = [
 UNCONNECTED_OUTCOMES = [("no_answer", 55), ("voicemail", 30), ("busy", 15)]
 ALERT_KINDS = ["long_hold", "script_deviation", "negative_sentiment", "compliance_miss"]
 HISTORY = 20_000  # calls kept for GET /calls/{id} and the call history, oldest dropped first
-
-
-def iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def pick(rng: random.Random, weighted):
@@ -260,6 +258,7 @@ class ContactCentre:
         self.alerts: list[dict] = []
         self.appointments: list[dict] = []
         self.pending: list[tuple[float, str, dict]] = []  # (due, webhook event, data)
+        self.outbound = Outbound(f"{seed}:{org_id}", self.campaigns, self.agents, start)
 
     def uid(self) -> str:
         return str(uuid.UUID(int=self._ids.getrandbits(128), version=4))
@@ -382,6 +381,7 @@ class ContactCentre:
             agent.until = self.now + r.uniform(10, 90)
             events.append(self.set_status(agent, "wrap_up", call.id))
         self._follow_up(call, duration, campaign)
+        self.outbound.call_ended(call, self.now)
         return events
 
     def _follow_up(self, call: Call, duration: int, campaign):
@@ -485,13 +485,15 @@ class ContactCentre:
         events = []
         free = [a for a in self.agents.values() if a.status == "available"]
         for campaign in self.campaigns.values():
-            if campaign.status != "active" or campaign.dialed >= campaign.total:
+            if not self.outbound.may_dial(campaign, self.calls, self.now):
                 continue
             ai = campaign.dial_mode == "ai"
             if self.rng.random() >= dt * (0.15 if ai else 0.25 + 0.03 * len(free)):
                 continue
-            campaign.dialed += 1
-            if self.rng.random() < 0.35:  # connected
+            connected = self.rng.random() < 0.35
+            if self.outbound.dialed(campaign, connected, self.now):  # the contact's first
+                campaign.dialed += 1
+            if connected:
                 campaign.connected += 1
                 if ai:
                     events += self._start_call(None, campaign, "outbound", ai=True)

@@ -20,6 +20,7 @@ SAMPLES = {  # a value for each path parameter the URL conf uses
     "id": "1",
     "action": "acknowledge",
     "campaign_id": "cmp-1",
+    "booking_id": "bk-1",
     "token": "not-a-kiosk-token",
     "app_label": "live",
     "url": "nowhere/",
@@ -43,6 +44,9 @@ POST_ONLY = (  # actions: a GET is refused with 405
     "/wallboards/1/revoke/",
     "/agents/ag-1/notes/",
     "/calls/call-1/recording/",
+    "/campaigns/cmp-1/start",
+    "/campaigns/cmp-1/stop",
+    "/campaigns/cmp-1/bookings/",
 )
 SIGNED_IN = {"/accounts/password_change/", "/accounts/password_change/done/"}
 

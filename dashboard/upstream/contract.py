@@ -335,6 +335,127 @@ def deliveries_from(body) -> list[Delivery]:
     return _each(_rows(body, envelope=True, what="deliveries"), parse_delivery)
 
 
+# ---- Outbound operations (issue 21): contract section 5 -----------------------------------
+CALLBACK_STATUSES = ("scheduled", "due", "missed", "done")
+
+
+@dataclass(frozen=True, slots=True)
+class DialerQueue:
+    campaign_id: str
+    pending: int
+    retry_scheduled: int
+    exhausted: int
+    next_attempt_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Callback:
+    """`phone_last4` is all the dashboard keeps of the number: the whole one never leaves
+    the parser, so no cache, page or log can hold it."""
+
+    id: str
+    campaign_id: str | None
+    agent_id: str | None
+    contact_name: str
+    phone_last4: str
+    due_at: datetime
+    status: str  # one of CALLBACK_STATUSES, or "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class PendingBooking:
+    id: str
+    call_id: str | None
+    campaign_id: str | None
+    contact_name: str
+    reason: str
+    created_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class AiDialerCampaign:
+    campaign_id: str
+    active: bool
+    concurrent_calls: int
+    max_concurrent: int
+
+
+def _count(d: dict, key: str) -> int:
+    return integer(d, key, default=0, low=0)
+
+
+def last_four(phone) -> str:
+    """The last four digits of a phone number ("" when it has fewer)."""
+    digits = "".join(ch for ch in phone if ch in "0123456789") if isinstance(phone, str) else ""
+    return digits[-4:] if len(digits) >= 4 else ""
+
+
+def parse_dialer_queue(d) -> DialerQueue:  # camelCase, like /campaigns
+    d = obj(d, "dialer queue")
+    return DialerQueue(
+        campaign_id=string(d, "campaignId"),
+        pending=_count(d, "pending"),
+        retry_scheduled=_count(d, "retryScheduled"),
+        exhausted=_count(d, "exhausted"),
+        next_attempt_at=timestamp(d, "nextAttemptAt", optional=True),
+    )
+
+
+def parse_callback(d) -> Callback:
+    d = obj(d, "callback")
+    status = d.get("status")
+    return Callback(
+        id=string(d, "id"),
+        campaign_id=string(d, "campaign_id", optional=True),
+        agent_id=string(d, "agent_id", optional=True),
+        contact_name=text(d, "contact_name", limit=NAME_LIMIT),
+        phone_last4=last_four(d.get("phone")),
+        due_at=timestamp(d, "due_at"),
+        status=status if status in CALLBACK_STATUSES else "unknown",
+    )
+
+
+def parse_pending_booking(d) -> PendingBooking:
+    d = obj(d, "pending booking")
+    return PendingBooking(
+        id=string(d, "id"),
+        call_id=string(d, "call_id", optional=True),
+        campaign_id=string(d, "campaign_id", optional=True),
+        contact_name=text(d, "contact_name", limit=NAME_LIMIT),
+        reason=text(d, "reason", limit=500),
+        created_at=timestamp(d, "created_at", optional=True),
+    )
+
+
+def parse_ai_dialer_campaign(d) -> AiDialerCampaign:
+    d = obj(d, "AI dialer campaign")
+    return AiDialerCampaign(
+        campaign_id=string(d, "campaign_id"),
+        active=boolean(d, "active"),
+        concurrent_calls=_count(d, "concurrent_calls"),
+        max_concurrent=_count(d, "max_concurrent"),
+    )
+
+
+def dialer_queue_from(body) -> list[DialerQueue]:
+    return _each(_rows(body, envelope=False, what="/dialer-queue/summary"), parse_dialer_queue)
+
+
+def callbacks_from(body) -> list[Callback]:
+    return _each(_rows(body, envelope=True, what="/callbacks"), parse_callback)
+
+
+def pending_bookings_from(body) -> list[PendingBooking]:
+    return _each(_rows(body, envelope=True, what="/pending-bookings"), parse_pending_booking)
+
+
+def ai_dialer_from(body) -> list[AiDialerCampaign]:
+    rows = obj(body, "/ai-dialer").get("campaigns")
+    if not isinstance(rows, list):
+        raise ContractError("/ai-dialer: expected a list of campaigns")
+    return _each(rows, parse_ai_dialer_campaign)
+
+
 # ---- Realtime events ----------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class AgentChanged:

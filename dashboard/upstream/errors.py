@@ -46,14 +46,25 @@ class Forbidden(UpstreamError):
 
 
 class NotOffered(UpstreamError):
-    """The service answered 404 or 405 for a whole path: it lacks that feature (contract 5)."""
+    """404 or 405 on the whole path of an optional feature (contract 5): the service lacks it."""
 
-    def __init__(self, endpoint: str, feature: str = ""):
-        self.endpoint, self.feature = endpoint, feature
-        what = feature or endpoint
-        super().__init__(f"this service does not offer {what}")
+    def __init__(self, endpoint: str, status: int, feature: str = ""):
+        self.endpoint, self.status, self.feature = endpoint, status, feature
+        super().__init__(
+            f"{endpoint} answered {status}: this service does not offer {feature or 'it'}"
+        )
 
 
+# ---- Outbound operations (issue 21) ----------------------------------------------------
+class Conflict(UpstreamError):
+    """409: the service refused the request in the resource's current state."""
+
+    def __init__(self, endpoint: str, code: str, message: str):
+        self.endpoint, self.code, self.message = endpoint, code, message
+        super().__init__(f"409 {code}: {message}".strip())
+
+
+# ------------------------------------------------------------------------------------------
 class ConfigError(UpstreamError):
     """The service refused something our configuration asked for (e.g. joining a room)."""
 

@@ -3,7 +3,8 @@
 Every call carries the bearer token; connect errors, timeouts, 5xx and 429 are retried with
 jittered backoff (429 honours Retry-After); a 401 renews the token and retries once; a 403
 names the endpoint and the role; a 404 is "absent" (None); a 405 means the service lacks
-the path (`NotOffered`), as does a 404 on a list that is always there when offered.
+the path (`NotOffered`), as does a 404 on a list that is always there when offered; a 409
+is a refusal in the current state (`Conflict`).
 """
 
 import asyncio
@@ -16,7 +17,7 @@ import httpx
 
 from . import contract as c
 from .auth import AuthSession
-from .errors import ContractError, Forbidden, NotOffered, UpstreamError
+from .errors import Conflict, ContractError, Forbidden, NotOffered, UpstreamError
 
 log = logging.getLogger("dashboard.upstream.rest")
 
@@ -71,7 +72,9 @@ class RestClient:
                 if r.status_code == 404:
                     return None
                 if r.status_code == 405:
-                    raise NotOffered(endpoint)
+                    raise NotOffered(endpoint, 405)
+                if r.status_code == 409:
+                    raise Conflict(endpoint, *_error_fields(r))
                 if r.status_code < 400:
                     return _json(r, endpoint)
                 if r.status_code != 429 and r.status_code < 500:
@@ -138,7 +141,7 @@ class RestClient:
         try:
             return await self._get(path, **params)
         except NotOffered as lacking:
-            raise NotOffered(lacking.endpoint, feature) from None
+            raise NotOffered(lacking.endpoint, lacking.status, feature) from None
 
     async def day_calls(
         self, *, since: datetime, agent_ids=()
@@ -182,11 +185,54 @@ class RestClient:
         path = f"/webhooks/outbound/{webhook_id}/deliveries/{delivery_id}/replay"
         return await self.request("POST", path) is not None
 
+    # ---- Outbound operations (issue 21): groups a service may not offer ---------------------
+    async def _offered(self, path, **params):
+        """A GET on a path of an optional group: a 404 there means the whole group is absent."""
+        body = await self._get(path, **params)
+        if body is None:
+            raise NotOffered(f"GET {path}", 404)
+        return body
+
+    async def dialer_queue(self) -> list[c.DialerQueue]:
+        return c.dialer_queue_from(await self._offered("/dialer-queue/summary"))
+
+    async def callbacks(self, due_before: datetime) -> list[c.Callback]:
+        return c.callbacks_from(await self._offered("/callbacks", due_before=_iso(due_before)))
+
+    async def pending_bookings(self) -> list[c.PendingBooking]:
+        return c.pending_bookings_from(await self._offered("/pending-bookings"))
+
+    async def ai_dialer(self) -> list[c.AiDialerCampaign]:
+        return c.ai_dialer_from(await self._offered("/ai-dialer"))
+
+    async def start_campaign(self, campaign_id: str) -> c.Campaign | None:
+        """The campaign as the service has it now; None on a 404 (no such campaign, or a
+        service without starting and stopping: the contract cannot tell them apart)."""
+        return await self._campaign_action(campaign_id, "start")
+
+    async def stop_campaign(self, campaign_id: str) -> c.Campaign | None:
+        return await self._campaign_action(campaign_id, "stop")
+
+    async def _campaign_action(self, campaign_id: str, action: str) -> c.Campaign | None:
+        body = await self.request("POST", f"/campaigns/{quote(campaign_id, safe='')}/{action}")
+        return None if body is None else c.parse_campaign(body)
+
+
+def _error_fields(r: httpx.Response) -> tuple[str, str]:
+    """(code, message) of an error body `{"error", "message"}`."""
+    try:
+        body = r.json()
+    except ValueError:
+        return "", r.text[:200]
+    if not isinstance(body, dict):
+        return "", str(body)[:200]
+    return str(body.get("error") or "")[:80], str(body.get("message") or "")[:300]
+
 
 def _listed(body, endpoint: str, feature: str):
     """A list endpoint answers even when empty: a 404 (None) is a path the service lacks."""
     if body is None:
-        raise NotOffered(endpoint, feature)
+        raise NotOffered(endpoint, 404, feature)
     return body
 
 

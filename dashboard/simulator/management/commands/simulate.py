@@ -6,7 +6,7 @@ import os
 import uvicorn
 from django.core.management.base import BaseCommand
 
-from dashboard.simulator.app import Options, Simulator
+from dashboard.simulator.app import OUTBOUND_GROUPS, Options, Simulator
 
 
 class Command(BaseCommand):
@@ -34,6 +34,13 @@ class Command(BaseCommand):
         parser.add_argument("--email-a", default=env("SIM_EMAIL_A", "svc-a@sim.local"))
         parser.add_argument("--email-b", default=env("SIM_EMAIL_B", "svc-b@sim.local"))
         parser.add_argument("--email-agent", default=env("SIM_EMAIL_AGENT", "agent-a@sim.local"))
+        parser.add_argument(
+            "--without",
+            action="append",
+            default=[],
+            metavar="GROUP[:404|405]",
+            help=f"answer a whole outbound group as absent; groups: {', '.join(OUTBOUND_GROUPS)}",
+        )
 
     def handle(self, **o):
         if o["agents"] < 1 or o["speed"] <= 0 or o["token_ttl"] < 1 or o["events_per_second"] < 0:
@@ -55,6 +62,7 @@ class Command(BaseCommand):
             webhook_url=o["webhook_url"],
             webhook_secret=o["webhook_secret"],
             faults=o["faults"],
+            without=groups_off(o["without"]),
         )
         asyncio.run(self.serve(Simulator(options), o["host"], o["port"]))
 
@@ -107,3 +115,17 @@ class Command(BaseCommand):
                 f"p99 {lag['p99']} ms max {lag['max']} ms"
             )
             self.stdout.flush()
+
+
+def groups_off(specs: list[str]) -> dict[str, int]:
+    """`--without callbacks --without ai-dialer:405` -> {"callbacks": 404, "ai-dialer": 405}."""
+    off = {}
+    for spec in specs:
+        group, _, status = spec.partition(":")
+        if group not in OUTBOUND_GROUPS or status not in ("", "404", "405"):
+            raise SystemExit(
+                f"--without {spec}: a group of {', '.join(OUTBOUND_GROUPS)}, "
+                "optionally with :404 or :405"
+            )
+        off[group] = int(status or 404)
+    return off
