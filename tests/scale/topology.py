@@ -116,12 +116,12 @@ def start_topology(sim, redis_url, database_url, ports, bridges=2, secret="") ->
         check=True,
         capture_output=True,
     )
-    daphne = os.path.join(os.path.dirname(sys.executable), "daphne")
+    web = [sys.executable, "-m", "dashboard.live.web"]  # production's worker (docs/deploy.md)
     processes = {}
     for n in range(1, bridges + 1):
         processes[f"bridge-{n}"] = Process.start([*manage, "bridge"], env)
     for n, port in enumerate(ports, 1):
-        args = [daphne, "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"]
+        args = [*web, "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"]
         processes[f"web-{n}"] = Process.start(args, env)
     return processes
 
