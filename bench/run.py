@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench import reconnect
 from tests.servers import start_dashboard
 from tests.simulator_process import free_port, start_simulator
 
@@ -58,7 +59,8 @@ SCENARIOS = {
         Scenario("smoke", 10, 5, 3, 2),  # the smoke test's
     ]
 }
-DEFAULT = ("small", "floor", "burst", "crowd")
+OTHERS = {"reconnect": reconnect.measure}  # scenarios with a module of their own
+DEFAULT = ("small", "floor", "burst", "crowd", "reconnect")
 
 
 class Child:
@@ -381,6 +383,7 @@ def plot(results: dict, path: Path):
     import matplotlib.pyplot as plt
 
     keys = ("p50_ms", "p95_ms", "p99_ms", "max_ms")
+    results = {k: v for k, v in results.items() if k in SCENARIOS}
     fig, axes = plt.subplots(1, len(results), figsize=(4.2 * len(results), 4), squeeze=False)
     for ax, (name, r) in zip(axes[0], results.items(), strict=True):
         xs = range(len(keys))
@@ -401,18 +404,40 @@ def plot(results: dict, path: Path):
     plt.close(fig)
 
 
+def measure_other(name: str, workdir: Path) -> dict:
+    children = []
+
+    def spawn(*args):
+        children.append(Child(*map(str, args)))
+        return children[-1]
+
+    print(f"  dashboard: {name} ...", flush=True)
+    workdir.mkdir()
+    try:
+        return OTHERS[name](workdir, spawn)
+    finally:
+        for child in children:
+            child.stop()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--scenarios", default=",".join(DEFAULT), help=f"of {', '.join(SCENARIOS)}")
+    p.add_argument(
+        "--scenarios", default=",".join(DEFAULT), help=f"of {', '.join([*SCENARIOS, *OTHERS])}"
+    )
     p.add_argument("--out", type=Path, default=RESULTS, help="where the results go")
     p.add_argument("--no-plot", action="store_true")
     a = p.parse_args()
-    scenarios = [SCENARIOS[n] for n in a.scenarios.split(",")]
+    names = a.scenarios.split(",")
+    scenarios = [SCENARIOS[n] for n in names if n in SCENARIOS]
     started, load = time.monotonic(), os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         dash = measure("dashboard", scenarios, Path(tmp))
         ideal = measure("reference", scenarios, Path(tmp))
-    results = combine(scenarios, dash, ideal)
+        results = combine(scenarios, dash, ideal)
+        for name in names:
+            if name in OTHERS:
+                results[name] = measure_other(name, Path(tmp) / name)
     date = datetime.now(UTC).strftime("%Y-%m-%d")
     a.out.mkdir(parents=True, exist_ok=True)
     text = json.dumps(results, indent=2)
@@ -420,7 +445,10 @@ def main():
     (a.out / "latest.json").write_text(text)
     if not a.no_plot:
         plot(results, a.out / f"{date}.png")
-    print(table(results))
+    print(table({k: v for k, v in results.items() if k in SCENARIOS}))
+    for name in OTHERS:
+        if name in results:
+            print(f"{name}: {json.dumps(results[name])}")
     print(
         f"\n{time.monotonic() - started:.0f} s on {os.cpu_count()} cores; load average before: "
         f"{load[0]:.2f} (figures are noisy when other work shares the machine)"
