@@ -61,7 +61,7 @@ def require(obj, *names: str):
 class Socket:
     """One open websocket as the hub sees it."""
 
-    __slots__ = ("protocol", "transport", "direct", "groups", "behind_since", "resyncing")
+    __slots__ = ("protocol", "transport", "direct", "groups", "held", "behind_since")
 
     def __init__(self, protocol):
         require(protocol, "application_queue", "transport", "send_queue", "_perMessageCompress")
@@ -80,8 +80,8 @@ class Socket:
                     socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER
                 )
         self.groups: set[str] = set()
+        self.held = False  # skipped: behind, or waiting for the snapshot a resync asked for
         self.behind_since: float | None = None
-        self.resyncing = False
 
     def buffered(self) -> int:
         """Bytes Twisted holds for this socket, not yet taken by the kernel."""
@@ -90,19 +90,27 @@ class Socket:
         t = self.transport
         return len(t.dataBuffer) - t.offset + t._tempDataLen
 
-    def write(self, prepared, data: bytes, buffered: int):
+    def send(self, prepared, data: bytes, cap: int) -> bool:
+        """Write a prepared frame; False, writing nothing, when over `cap` is buffered."""
         protocol = self.protocol
         if not self.direct or protocol.send_queue:
-            protocol.sendPreparedMessage(prepared)  # autobahn's path, in its order
-            return
+            if protocol.state == OPEN:
+                protocol.sendPreparedMessage(prepared)  # autobahn's path, in its order
+            return True
         t = self.transport
+        buffered = len(t.dataBuffer) - t.offset + t._tempDataLen
+        if buffered > cap:
+            return False
+        if protocol.state != OPEN:
+            return True  # closing: it takes nothing more
         if not buffered and not t.disconnecting:
             sent = t.writeSomeData(data)
+            if sent == len(data):
+                return True
             if isinstance(sent, int):  # else the connection is lost: Twisted's write finds out
-                if sent == len(data):
-                    return
                 data = data[sent:]
-        t.write(data)  # behind what is buffered; Twisted sends it when the socket can take it
+        t.write(data)  # behind what is buffered: Twisted sends it when the socket can take it
+        return True
 
 
 class Hub:
@@ -122,7 +130,8 @@ class Hub:
         sock = self.sockets.get(protocol)
         if sock is None:
             sock = self.sockets[protocol] = Socket(protocol)
-        sock.resyncing = False  # a join follows the snapshot a resync asked for
+        if sock.behind_since is None:
+            sock.held = False  # a join follows the snapshot a resync asked for
         sock.groups.add(group)
         self.groups.setdefault(group, {})[sock] = version
 
@@ -155,8 +164,9 @@ class Hub:
             return
         prepared = self.prepare(text.encode())
         data = prepared.payloadHybi
+        cap = self.cap
         for sock, have in list(members.items()):
-            if sock.behind_since is not None or sock.resyncing:
+            if sock.held:
                 continue
             if version is not None:
                 if have is not None and version <= have:
@@ -165,25 +175,22 @@ class Hub:
                     self.resync(sock)  # it missed a push: the whole view, not this change
                     continue
             try:
-                buffered = sock.buffered()
-                if buffered > self.cap:
+                if not sock.send(prepared, data, cap):
                     self.fell_behind(sock)
-                elif sock.protocol.state == OPEN:  # one closing takes nothing more
-                    sock.write(prepared, data, buffered)
-                    if version is not None:
-                        members[sock] = version
+                elif version is not None:
+                    members[sock] = version
             except Exception:  # one socket's failure is not the others'
                 log.exception("a push to a socket failed; closing it")
                 self.close(sock)
 
     def resync(self, sock: Socket):
         """Ask the socket's consumer for its snapshot; until it joins again, skip it."""
-        sock.resyncing = True
+        sock.held = True
         sock.protocol.application_queue.put_nowait({"type": RESYNC})
 
     # ---- Backpressure ----------------------------------------------------------------------
     def fell_behind(self, sock: Socket):
-        sock.behind_since = time.monotonic()
+        sock.held, sock.behind_since = True, time.monotonic()
         self.behind.add(sock)
         log.info("a socket has over %d bytes unsent; skipping its pushes until it drains", self.cap)
 
