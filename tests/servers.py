@@ -55,9 +55,9 @@ class DashboardServer:
         self.manage("adduser", username, "--role", role, "--password", USER_PASSWORD)
         return username
 
-    def signed_in_client(self, username):
+    def signed_in_client(self, username, timeout=10):
         """An HTTP client signed in through the real sign-in form."""
-        client = httpx.Client(base_url=self.url, timeout=10)
+        client = httpx.Client(base_url=self.url, timeout=timeout)
         client.get("/accounts/login/")
         client.post(
             "/accounts/login/",
