@@ -5,18 +5,24 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export PORT
 
-.PHONY: run test lint format bench ci clean
+.PHONY: run test lint format bench ci clean lock
 
-$(VENV)/.installed-run: pyproject.toml
+# Dependencies install from lock files with hashes (requirements.lock for `run`,
+# requirements-dev.lock with the test and bench extras), so a fresh machine gets exactly
+# what was tested. After changing dependencies in pyproject.toml: `make lock`, commit both.
+define install
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e .
+	$(PY) -m pip install -q --require-hashes -r $(1)
+	$(PY) -m pip install -q --no-deps -e .
+endef
+
+$(VENV)/.installed-run: requirements.lock
+	$(call install,requirements.lock)
 	@touch $@
 
-$(VENV)/.installed-test: pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+$(VENV)/.installed-test: requirements-dev.lock
+	$(call install,requirements-dev.lock)
 	@touch $@ $(VENV)/.installed-run
 
 run: $(VENV)/.installed-run
@@ -24,27 +30,53 @@ run: $(VENV)/.installed-run
 	$(PY) manage.py demo_user
 	exec $(PY) manage.py serve --port $(PORT)
 
+# Parallel workers, a test module to each (its tests stay together and in order): most of
+# the suite waits on real time, not the CPU. TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= 3
+
 test: $(VENV)/.installed-test
 	bash .ci/system-deps
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
-$(VENV)/.installed-bench: pyproject.toml $(VENV)/.installed-test
-	$(PY) -m pip install -q -e '.[test,bench]'
+$(VENV)/.installed-bench: $(VENV)/.installed-test  # the bench extra is in requirements-dev.lock
 	@touch $@
+
+# Resolve pyproject.toml afresh from PyPI alone (uv reads no pip configuration, so local
+# wheel folders and mirrors never reach the lock): every platform's hashes, Python 3.11+.
+LOCK := $(VENV)/bin/uv pip compile pyproject.toml --universal --python-version 3.11 \
+	--generate-hashes --custom-compile-command "make lock" --quiet
+lock:
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q "uv>=0.9,<1"
+	$(LOCK) -o requirements.lock
+	$(LOCK) --extra test --extra bench -o requirements-dev.lock
 
 # Not part of `test`: several minutes of load (docs/performance.md); tests/bench smoke-runs it.
 bench: $(VENV)/.installed-bench
 	$(PY) -m bench.run
 
-lint: $(VENV)/.installed-test
+# Biome, pinned in package.json and package-lock.json: the templates' scripts' formatter
+# and linter (no Node packages reach the browser; static/vendor/ is left as shipped).
+# `npm install --no-save` installs what the lock file pins, checked against its hashes
+# (npm ci refuses a lock that, as here, holds only this platform's Biome binary).
+node_modules/.installed: package.json package-lock.json
+	npm install --no-save --no-audit --no-fund --loglevel=error
+	@touch $@
+
+lint: $(VENV)/.installed-test node_modules/.installed
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/djlint templates --check
+	$(VENV)/bin/djlint templates --lint
+	node_modules/.bin/biome ci
 
-format: $(VENV)/.installed-test
+format: $(VENV)/.installed-test node_modules/.installed
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
+	-$(VENV)/bin/djlint templates --reformat --quiet  # exits 1 when it changed a file
+	node_modules/.bin/biome check --write
 
 ci: lint test
 
 clean:
-	rm -rf $(VENV) staticfiles test-artifacts
+	rm -rf $(VENV) node_modules staticfiles test-artifacts .test-cache

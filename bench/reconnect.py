@@ -65,10 +65,10 @@ def sign_in(server, username: str, start_at: float, out: list):
 
 
 def measure(workdir, spawn) -> dict:
-    """One storm against a fresh `manage.py serve` at the floor's size; `spawn(*args)`
-    starts a `python -m` child (bench/run.py's `Child`)."""
-    from tests.servers import start_dashboard
-    from tests.simulator_process import start_simulator
+    """One storm against a fresh `manage.py serve` at the floor's size; `spawn(module, *args)`
+    starts a `python -m` child (bench/run.py's `spawn`)."""
+    from dashboard.testing.servers import start_dashboard
+    from dashboard.testing.simulator import start_simulator
 
     sim = start_simulator("--agents", AGENTS, "--events-per-second", 1, "--faults", "--seed", 7)
     server = None

@@ -14,20 +14,18 @@ import argparse
 import json
 import math
 import os
-import queue
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import reconnect
-from tests.servers import start_dashboard
-from tests.simulator_process import free_port, start_simulator
+from dashboard.testing.processes import Process, free_port
+from dashboard.testing.servers import start_dashboard
+from dashboard.testing.simulator import start_simulator
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -35,7 +33,7 @@ CLIENTS_PER_PROCESS = 170
 CONNECTS_PER_S = 50  # browsers arriving, all client processes together
 TICK_S = 0.05  # the live feed's coalescing tick (dashboard/live/feed.py), for the reference
 TICKS = os.sysconf("SC_CLK_TCK")
-HEARTBEAT_S = 5  # the live feed's
+HEARTBEAT_S = float(os.environ.get("LIVE_HEARTBEAT_S", 5))  # the live feed's (settings)
 
 
 @dataclass
@@ -61,52 +59,6 @@ SCENARIOS = {
 }
 OTHERS = {"reconnect": reconnect.measure}  # scenarios with a module of their own
 DEFAULT = ("small", "floor", "burst", "crowd", "reconnect")
-
-
-class Child:
-    """A helper process driven by lines on stdin, answering with lines on stdout."""
-
-    def __init__(self, *args):
-        self.p = subprocess.Popen(
-            [sys.executable, "-m", *args],
-            cwd=ROOT,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        self.lines = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.p.stdout:
-            self.lines.put(line.strip())
-        self.lines.put(None)
-
-    def expect(self, prefix: str, timeout: float = 120) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
-            except queue.Empty:
-                raise RuntimeError(f"{self.p.args[2]} did not say {prefix!r}") from None
-            if line is None:
-                raise RuntimeError(f"{self.p.args[2]} exited (code {self.p.wait()})")
-            if line.startswith(prefix):
-                return line
-
-    def say(self, line: str):
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-
-    def stop(self):
-        if self.p.poll() is None:
-            self.p.stdin.close()
-            try:
-                self.p.wait(10)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait()
 
 
 def cpu_ticks(pid: int) -> int:
@@ -180,25 +132,25 @@ class Setup:
             self.pid, url = self.server.process.pid, self.server.url
         else:
             port = free_port()
-            ref = self._child("bench.reference", *sim_args, "--port", str(port), "--tick", TICK_S)
+            ref = self._child("bench.reference", *sim_args, "--port", port, "--tick", TICK_S)
             ref.expect("reference ready", 30)
-            self.pid, url = ref.p.pid, f"http://127.0.0.1:{port}"
+            self.pid, url = ref.pid, f"http://127.0.0.1:{port}"
             cookie = ""
         self.recorder = self._child("bench.reference", *sim_args)
         self.recorder.expect("reference ready", 30)
         n = math.ceil(clients / CLIENTS_PER_PROCESS)
+        self.clients = []
         for i in range(n):
             count = clients // n + (i < clients % n)
             args = ["--mode", self.kind]
             args += ["--url", url, "--count", str(count), "--ramp", str(n / CONNECTS_PER_S)]
             if cookie:
                 args += ["--cookie", cookie]
-            self._child("bench.clients", *args)
-        self.clients = [c for c in self.children if c.p.args[2] == "bench.clients"]
-        self.connected = sum(int(c.expect("connected", 180).split()[1]) for c in self.clients)
+            self.clients.append(self._child("bench.clients", *args))
+        self.connected = sum(int(x.expect("connected", 180).split()[1]) for x in self.clients)
 
-    def _child(self, *args):
-        child = Child(*map(str, args))
+    def _child(self, module, *args):
+        child = spawn(module, *args)
         self.children.append(child)
         return child
 
@@ -208,64 +160,23 @@ class Setup:
     def window(self, rate: float, seconds: float, events: int = 0) -> dict:
         """One measured window: `seconds` at `rate` events/s from a quiet start (or, given
         `events`, until that many were emitted, however late the simulator is)."""
-        self.sim.control("rate", events_per_second=rate)
-        lo = self.seq()
-        for c in self.clients:
-            c.say(f"window {lo}")
-        for c in self.clients:
-            c.expect("measuring", 30)
+        lo = self._start_measuring(rate)
         logged = len(self.server.log()) if self.server else 0
-        client_pids = [c.p.pid for c in self.clients]
-        ticks, started = cpu_ticks(self.pid), time.monotonic()
+        ticks = cpu_ticks(self.pid)
+        client_pids = [client.pid for client in self.clients]
         client_ticks = sum(map(cpu_ticks, client_pids))
-        self.sim.control("resume")
-        time.sleep(seconds)
-        while events and self.seq() - lo < events and time.monotonic() - started < 15:
-            time.sleep(0.02)
-        self.sim.control("pause")
-        load_s = time.monotonic() - started
-        cpu = (cpu_ticks(self.pid) - ticks) / TICKS / load_s
-        hi = self.seq()
-        lag = self.sim.stats()["lag_ms"]
-        pids = [self.pid, *(c.p.pid for c in self.clients)]
-        drain = settle(pids)
-        if self.kind == "dashboard":  # a dropped push is repaired by the next: the heartbeat
-            time.sleep(HEARTBEAT_S + 1)
-            settle(pids)
+        cpu, load_s = self._emit(lo, seconds, events)
+        hi, lag = self.seq(), self.sim.stats()["lag_ms"]
+        drain = self._drain()
         work = (cpu_ticks(self.pid) - ticks) / TICKS  # everything the window cost it
         client_work = (sum(map(cpu_ticks, client_pids)) - client_ticks) / TICKS
-        truth = self.workdir / f"truth-{lo}.json"
-        self.recorder.say(f"dump {truth} {lo} {hi}")
-        self.recorder.expect("dumped", 30)
-        parts = []
-        for i, c in enumerate(self.clients):
-            out = self.workdir / f"clients-{lo}-{i}.json"
-            c.say(f"report {truth} {out}")
-            c.expect("reported", 60)
-            parts.append(json.loads(out.read_text()))
-        latency, lag_hist, lost, shown, errors = {}, {}, [], [], []
-        for part in parts:
-            for hist, into in ((part["latency"], latency), (part["lag"], lag_hist)):
-                for k, v in hist.items():
-                    into[int(k)] = into.get(int(k), 0) + v
-            lost += part["lost"]
-            shown += part["shown"]
-            errors += part["errors"]
-        emitted = hi - lo
-        recorded = json.loads(truth.read_text())["count"]
+        truth, parts = self._reports(lo, hi)
         log = self.server.log()[logged:] if self.server else ""
         return {
             "connected": self.connected,
             # a reload after a gap or a reconnect shows the right state under an older seq
             "bridge_reloads": log.count("seq gap") + log.count("realtime session ended"),
-            "emitted": emitted,
-            "recorded": recorded,
-            **{f"p{q}_ms": percentile(latency, q / 100) for q in (50, 95, 99)},
-            "max_ms": round(max(latency) / 10, 1) if latency else float("nan"),
-            # events the recorder missed could not be checked: count them lost to everyone
-            "lost": sum(lost) + (emitted - recorded) * len(lost),
-            "delivered_per_client_min": recorded - max(lost, default=0),
-            "shown_per_client_median": statistics.median(shown) if shown else 0,
+            **delivery(parts, hi - lo, json.loads(truth.read_text())["count"]),
             "cpu_pct": round(100 * cpu, 1),
             "cpu_s": round(work, 2),
             "cpu_s_per_s": round(work / load_s, 3),
@@ -273,21 +184,84 @@ class Setup:
             "rss_mb": peak_rss_mb(self.pid),
             "drain_s": drain,
             "sim_lag_ms": lag,
-            "client_lag_ms": {
-                "p99": percentile(lag_hist, 0.99),
-                "max": max(lag_hist, default=0) / 10,
-            },
             # all client processes together; near the machine's cores, they are what saturates
             "clients_cpu_s_per_s": round(client_work / load_s, 3),
-            "client_errors": errors[:5],
         }
 
+    def _start_measuring(self, rate: float) -> int:
+        """Set the rate, tell the clients the first seq; that seq."""
+        self.sim.control("rate", events_per_second=rate)
+        lo = self.seq()
+        for client in self.clients:
+            client.say(f"window {lo}")
+        for client in self.clients:
+            client.expect("measuring", 30)
+        return lo
+
+    def _emit(self, lo: int, seconds: float, events: int) -> tuple[float, float]:
+        """Let the simulator run; the target's CPU share meanwhile (of one core), and for
+        how long it ran."""
+        ticks, started = cpu_ticks(self.pid), time.monotonic()
+        self.sim.control("resume")
+        time.sleep(seconds)
+        while events and self.seq() - lo < events and time.monotonic() - started < 15:
+            time.sleep(0.02)
+        self.sim.control("pause")
+        load_s = time.monotonic() - started
+        return (cpu_ticks(self.pid) - ticks) / TICKS / load_s, load_s
+
+    def _drain(self) -> float:
+        """Wait until the target and the clients are idle; how long the backlog took."""
+        pids = [self.pid, *(client.pid for client in self.clients)]
+        drain = settle(pids)
+        if self.kind == "dashboard":  # a dropped push is repaired by the next: the heartbeat
+            time.sleep(HEARTBEAT_S + 1)
+            settle(pids)
+        return drain
+
+    def _reports(self, lo: int, hi: int) -> tuple[Path, list[dict]]:
+        """The recorder's truth of seqs lo..hi, and each client process's report on it."""
+        truth = self.workdir / f"truth-{lo}.json"
+        self.recorder.say(f"dump {truth} {lo} {hi}")
+        self.recorder.expect("dumped", 30)
+        parts = []
+        for i, client in enumerate(self.clients):
+            out = self.workdir / f"clients-{lo}-{i}.json"
+            client.say(f"report {truth} {out}")
+            client.expect("reported", 60)
+            parts.append(json.loads(out.read_text()))
+        return truth, parts
+
     def stop(self):
-        for c in reversed(self.children):
-            c.stop()
+        for child in reversed(self.children):
+            child.stop()
         if self.server:
             self.server.stop()
         self.sim.stop()
+
+
+def delivery(parts: list[dict], emitted: int, recorded: int) -> dict:
+    """Latency, losses and the clients' own lag, from the client processes' reports."""
+    latency, lag, lost, shown, errors = {}, {}, [], [], []
+    for part in parts:
+        for hist, into in ((part["latency"], latency), (part["lag"], lag)):
+            for k, v in hist.items():
+                into[int(k)] = into.get(int(k), 0) + v
+        lost += part["lost"]
+        shown += part["shown"]
+        errors += part["errors"]
+    return {
+        "emitted": emitted,
+        "recorded": recorded,
+        **{f"p{q}_ms": percentile(latency, q / 100) for q in (50, 95, 99)},
+        "max_ms": round(max(latency) / 10, 1) if latency else float("nan"),
+        # events the recorder missed could not be checked: count them lost to everyone
+        "lost": sum(lost) + (emitted - recorded) * len(lost),
+        "delivered_per_client_min": recorded - max(lost, default=0),
+        "shown_per_client_median": statistics.median(shown) if shown else 0,
+        "client_lag_ms": {"p99": percentile(lag, 0.99), "max": max(lag, default=0) / 10},
+        "client_errors": errors[:5],
+    }
 
 
 def measure(kind: str, scenarios: list[Scenario], workdir: Path) -> dict:
@@ -412,17 +386,23 @@ def plot(results: dict, path: Path):
     plt.close(fig)
 
 
+def spawn(module: str, *args) -> Process:
+    """A helper process (`python -m module`) driven by lines on stdin, answering with lines
+    on stdout."""
+    return Process([sys.executable, "-m", module, *map(str, args)], stdin=True)
+
+
 def measure_other(name: str, workdir: Path) -> dict:
     children = []
 
-    def spawn(*args):
-        children.append(Child(*map(str, args)))
+    def spawn_kept(module, *args):
+        children.append(spawn(module, *args))
         return children[-1]
 
     print(f"  dashboard: {name} ...", flush=True)
     workdir.mkdir()
     try:
-        return OTHERS[name](workdir, spawn)
+        return OTHERS[name](workdir, spawn_kept)
     finally:
         for child in children:
             child.stop()

@@ -5,24 +5,65 @@ the local-memory cache. `DATABASE_URL` and `REDIS_URL` switch to PostgreSQL and 
 `DJANGO_ENV=production` turns on the production security settings.
 """
 
+import os
+import re
+from datetime import timedelta
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+ENVIRONMENTS = ("demo", "production")
 
+
+def read_env_file(path: Path):
+    """Add a `.env` file's `KEY=value` lines to the environment (which wins over them).
+    As in a shell, a `#` after whitespace starts a comment, so `.env.example` works copied
+    as it is, and a bare `#` inside a secret stays; quotes keep everything inside them."""
+    if not path.exists():
+        return
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, value = line.removeprefix("export ").partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key.isidentifier():
+            raise ImproperlyConfigured(f"{path.name}, line {number}: expected KEY=value")
+        if value[:1] in ("'", '"') and value.find(value[0], 1) > 0:
+            value = value[1 : value.find(value[0], 1)]
+        else:
+            value = re.split(r"(?:^|\s)#", value, maxsplit=1)[0].strip()
+        os.environ.setdefault(key, value)
+
+
+# ENV_FILE names another file than the `.env` beside manage.py (the environment wins anyway).
+read_env_file(Path(os.environ.get("ENV_FILE") or BASE_DIR / ".env"))
 env = environ.Env()
-environ.Env.read_env(BASE_DIR / ".env")
+# Values trimmed, and an empty one counts as unset: `.env.example` lists every name.
+env.ENVIRON = {k: v.strip() for k, v in os.environ.items() if v.strip()}
 
-PRODUCTION = env("DJANGO_ENV", default="demo") == "production"
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    """A comma-separated list; `a, b` gives "a" and "b", not "a" and " b"."""
+    return [item.strip() for item in env.list(name, default=default) if item.strip()]
+
+
+DJANGO_ENV = env("DJANGO_ENV", default="demo")
+if DJANGO_ENV not in ENVIRONMENTS:
+    raise ImproperlyConfigured(f"DJANGO_ENV must be one of {ENVIRONMENTS}, not {DJANGO_ENV!r}")
+PRODUCTION = DJANGO_ENV == "production"
 DEBUG = env.bool("DEBUG", default=False)
+if PRODUCTION and DEBUG:
+    raise ImproperlyConfigured("DEBUG=true is refused in production: it shows settings to anyone")
 SECRET_KEY = (
-    env("SECRET_KEY")
+    env("SECRET_KEY")  # set and not empty, or Django refuses to start
     if PRODUCTION
     else env("SECRET_KEY", default="demo-only-insecure-key-set-SECRET_KEY-in-production")
 )
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
-CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 ORGANIZATION_NAME = env("ORGANIZATION_NAME", default="Demo Contact Centre")
 DEMO_PORT = env.int("PORT", default=8000)
@@ -39,10 +80,17 @@ UPSTREAM_AUTH_URL = env("UPSTREAM_AUTH_URL", default=_simulator)
 UPSTREAM_ANON_KEY = env("UPSTREAM_ANON_KEY", default="sim-anon-key")
 UPSTREAM_EMAIL = env("UPSTREAM_EMAIL", default="svc-a@sim.local")
 UPSTREAM_PASSWORD = env("UPSTREAM_PASSWORD", default="sim-password")
-UPSTREAM_WEBHOOK_SECRETS = env.list("UPSTREAM_WEBHOOK_SECRETS", default=[])
+UPSTREAM_WEBHOOK_SECRETS = env_list("UPSTREAM_WEBHOOK_SECRETS", [])
 UPSTREAM_REFRESH_INTERVAL_S = env.int("UPSTREAM_REFRESH_INTERVAL_S", default=30)
 UPSTREAM_REST_TIMEOUT_S = env.float("UPSTREAM_REST_TIMEOUT_S", default=10.0)
+# What a page asks the service while a person waits (a call, a recording) gives up sooner.
+UPSTREAM_PAGE_TIMEOUT_S = env.float("UPSTREAM_PAGE_TIMEOUT_S", default=4.0)
 SERVICE_LEVEL_THRESHOLD_S = env.int("SERVICE_LEVEL_THRESHOLD_S", default=20)
+# The live feed pushes at least this often on a quiet floor; the upstream status it keeps
+# for /readyz lapses after three missed beats. Browsers call a screen stale after
+# LIVE_STALE_AFTER_S without a message (keep it above the heartbeat).
+LIVE_HEARTBEAT_S = env.float("LIVE_HEARTBEAT_S", default=5.0)
+LIVE_STALE_AFTER_S = env.float("LIVE_STALE_AFTER_S", default=10.0)
 
 # First values of the live view's limits; managers change them in the admin (Thresholds).
 LIVE_THRESHOLDS = {
@@ -69,11 +117,13 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "csp",
+    "axes",
     "dashboard.accounts",
     "dashboard.live",
     "dashboard.quality",
     "dashboard.reports",
     "dashboard.wallboard",
+    "dashboard.main",
     "dashboard.simulator",
 ]
 
@@ -87,6 +137,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: answers a locked-out sign-in
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -117,7 +168,11 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The web requests and the webhook processor write at once: wait for the lock, and let
     # readers read while a write is under way.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
+        {
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL;",
+            "transaction_mode": "IMMEDIATE",
+        }
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -156,11 +211,28 @@ REQUEST_BODY_TIMEOUT_S = env.float("REQUEST_BODY_TIMEOUT_S", default=30.0)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out sign-in
     "django.contrib.auth.backends.ModelBackend",
     "dashboard.accounts.backends.ManagerPermissionBackend",
 ]
+# An open socket checks its person's access this often, and reconnects after at most this
+# long (dashboard/accounts/sockets.py); sign-out, role changes and deactivation act at once.
+SOCKET_RECHECK_S = env.float("SOCKET_RECHECK_S", default=60.0)
+SOCKET_MAX_AGE_S = env.float("SOCKET_MAX_AGE_S", default=3600.0)
+# Sign-in throttling (django-axes): SIGNIN_FAILURE_LIMIT failed sign-ins for one username,
+# or from one address, pause sign-in for it for SIGNIN_COOLOFF_MIN minutes (the right
+# password included); a manager lifts it sooner by deleting its Access attempt in the admin.
+AXES_FAILURE_LIMIT = env.int("SIGNIN_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = timedelta(minutes=env.float("SIGNIN_COOLOFF_MIN", default=15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one locks
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_DISABLE_ACCESS_LOG = True  # successful sign-ins are user.last_login; failures are logged
+AXES_VERBOSE = False  # dashboard/accounts/audit.py logs each failure and lockout once
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
@@ -207,8 +279,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "filters": {
-        "kiosk_tokens": {"()": "dashboard.logs.RedactKioskTokens"},
-        "calm_refusals": {"()": "dashboard.logs.CalmRefusals"},
+        "kiosk_tokens": {"()": "dashboard.shared.logs.RedactKioskTokens"},
+        "calm_refusals": {"()": "dashboard.shared.logs.CalmRefusals"},
     },
     "handlers": {
         "console": {

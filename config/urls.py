@@ -2,8 +2,9 @@ from django.contrib import admin
 from django.contrib.auth import views as auth
 from django.urls import include, path
 
-from dashboard import health
+from dashboard.live import health
 from dashboard.live import views as live_views
+from dashboard.reports.metrics import floor_charts
 
 # Not all of django.contrib.auth.urls: people are added by a manager (`adduser`, the
 # admin) and there is no mail to reset a password by.
@@ -19,7 +20,7 @@ accounts = [
 ]
 
 urlpatterns = [
-    path("", live_views.home, name="home"),
+    path("", live_views.home, {"charts": floor_charts}, name="home"),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("accounts/", include(accounts)),

@@ -1,53 +1,21 @@
-"""Shared fixtures: the people who sign in (one per role) and a signed-in test client."""
+"""The harness (dashboard/testing/) is the tests' one library; its fixtures are a plugin."""
 
-import pytest
-from django.contrib.auth.models import Group, User
+pytest_plugins = ["dashboard.testing.fixtures"]
 
-from dashboard.accounts.roles import GROUP_NAMES, MANAGER, SUPERVISOR, WALLBOARD
-
-pytest_plugins = ["tests.simulator_process", "tests.servers", "tests.stores"]
-
-PASSWORD = "correct horse battery"
-
-
-def make_user(username, role=None):
-    user = User.objects.create_user(username, password=PASSWORD)
-    if role:
-        # get_or_create: transactional tests flush the groups the data migration made.
-        user.groups.add(Group.objects.get_or_create(name=GROUP_NAMES[role])[0])
-    return user
+# The slowest modules, collected first: the workers take whole modules in collection order,
+# so a long module collected last would run on its own at the end of the suite.
+SLOW_FIRST = [
+    "tests/wallboard/test_browser.py",
+    "tests/reports/test_browser.py",
+    "tests/live/test_browser.py",
+    "tests/upstream/test_bridge.py",
+    "tests/reliability/test_faults.py",
+    "tests/simulator/test_simulator.py",
+    "tests/wallboard/test_stale.py",
+    "tests/reliability/test_webhook_flood.py",
+]
 
 
-@pytest.fixture
-def alice(db):
-    """A Manager."""
-    return make_user("alice", MANAGER)
-
-
-@pytest.fixture
-def bob(db):
-    """A Supervisor."""
-    return make_user("bob", SUPERVISOR)
-
-
-@pytest.fixture
-def carol(db):
-    """A Wallboard viewer."""
-    return make_user("carol", WALLBOARD)
-
-
-@pytest.fixture
-def dave(db):
-    """Signed in, but with no role at all."""
-    return make_user("dave")
-
-
-@pytest.fixture
-def client_for(client):
-    """A test client signed in as the given user."""
-
-    def sign_in(user):
-        client.force_login(user)
-        return client
-
-    return sign_in
+def pytest_collection_modifyitems(items):
+    rank = {path: n for n, path in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.partition("::")[0], len(rank)))

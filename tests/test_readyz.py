@@ -1,20 +1,20 @@
 """/readyz says plainly why the dashboard is not ready, from a real server process."""
 
-import time
-
 import httpx
 import pytest
 
-from tests.servers import start_dashboard
+from dashboard.testing.processes import wait_until
+from dashboard.testing.servers import start_dashboard
 
 
-def readyz_until(server, predicate, timeout=20):
-    deadline = time.monotonic() + timeout
-    while True:
+def readyz_when(server, predicate, timeout=20):
+    """The first /readyz answer that satisfies `predicate`."""
+
+    def answer():
         r = httpx.get(f"{server.url}/readyz", timeout=2)
-        if predicate(r) or time.monotonic() > deadline:
-            return r
-        time.sleep(0.2)
+        return r if predicate(r) else None
+
+    return wait_until(answer, timeout, "/readyz's answer", interval=0.2)
 
 
 def test_it_is_ready_once_signed_in_and_joined(dashboard_server):
@@ -30,12 +30,20 @@ def test_it_is_ready_once_signed_in_and_joined(dashboard_server):
         ({"UPSTREAM_ANON_KEY": "wrong-key"}, "bad_anon_key"),
     ],
 )
-def test_it_names_the_sign_in_failure(simulator, tmp_path, env, reason):
-    server = start_dashboard(simulator, tmp_path, env, wait_ready=False)
+def test_it_says_not_ready_and_names_the_sign_in_failure_in_the_log_only(
+    module_simulator, tmp_path, env, reason
+):
+    """/readyz is public: the service's error text and the organisation's id stay in the
+    log, where the operator reads the reason."""
+    server = start_dashboard(module_simulator, tmp_path, env, wait_ready=False)
     try:
-        r = readyz_until(server, lambda r: reason in r.text)
+        r = readyz_when(server, lambda r: r.json()["upstream"] == "config_error")
         assert r.status_code == 503
-        assert r.json()["reason"].startswith(reason)
+        assert set(r.json()) == {"ready", "upstream", "since"}
+        assert "Invalid" not in r.text and "MFA" not in r.text
+        assert module_simulator.org_a not in r.text
+        wait_until(lambda: reason in server.log(), 5, "the reason in the log")
+        assert f"upstream config_error: {reason}" in server.log()
         assert env.get("UPSTREAM_PASSWORD", "sim-password") not in server.log()
     finally:
         server.stop()
@@ -44,7 +52,7 @@ def test_it_names_the_sign_in_failure(simulator, tmp_path, env, reason):
 def test_it_is_not_ready_while_the_service_refuses_sockets(dashboard_server, simulator):
     simulator.control("refuse-sockets", seconds=4)
     simulator.control("drop-sockets")
-    r = readyz_until(dashboard_server, lambda r: r.status_code == 503, timeout=5)
+    r = readyz_when(dashboard_server, lambda r: r.status_code == 503, timeout=5)
     assert r.status_code == 503 and r.json()["upstream"] in ("disconnected", "connecting")
-    r = readyz_until(dashboard_server, lambda r: r.status_code == 200, timeout=20)
+    r = readyz_when(dashboard_server, lambda r: r.status_code == 200, timeout=20)
     assert r.status_code == 200

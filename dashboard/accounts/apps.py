@@ -7,6 +7,12 @@ class AccountsConfig(AppConfig):
     name = "dashboard.accounts"
     label = "accounts"
 
+    def ready(self):
+        from . import audit, sockets
+
+        audit.connect_signals()
+        sockets.connect_signals()
+
 
 class ManagerAdminConfig(admin_apps.AdminConfig):
     """Django's admin, open to the Manager role only."""

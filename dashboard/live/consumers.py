@@ -13,22 +13,23 @@ from django.core.cache import cache
 from django.template.loader import render_to_string
 
 from dashboard.accounts.roles import RANK, WALLBOARD, user_role
-from dashboard.reports.publish import FLOOR_CHARTS
+from dashboard.accounts.sockets import CLOSE_FORBIDDEN, CLOSE_SIGNED_OUT, AccessGuard
 
 from . import fanout
 from .feed import GROUP, LIVE_VIEW, SNAPSHOT_KEY, STATUS_GROUP, STATUS_KEY
+from .groups import FLOOR_CHARTS
 from .handshake import in_thread
 
-CLOSE_SIGNED_OUT = 4401  # htmx's websocket extension does not retry 4xxx codes
-CLOSE_FORBIDDEN = 4403
 WAITING = (
     '<div id="upstream" hidden data-state="connecting" data-since="">waiting for the feed</div>'
 )
 
 
-class PushConsumer(AsyncWebsocketConsumer):
+class PushConsumer(AccessGuard, AsyncWebsocketConsumer):
     """Lets in signed-in people holding `minimum_role`, joins `group`, forwards its pushes.
     Groups are joined through the process's relay (fanout.py), not one membership each.
+    The socket closes when its person loses that access, and reconnects now and then
+    (AccessGuard).
 
     Browsers have nothing to say on these sockets: whatever they send is ignored.
     """
@@ -57,6 +58,7 @@ class PushConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_SIGNED_OUT if role is None else CLOSE_FORBIDDEN)
             return
         await self.accept()
+        await self.guard()
         await self.send_snapshot()
         await self.follow()
 
@@ -70,9 +72,10 @@ class PushConsumer(AsyncWebsocketConsumer):
         """Send what the page needs to be right at once; here, the upstream status."""
         status = await in_thread(cache.get)(STATUS_KEY)
         if status:
-            await self.send(text_data=render_to_string("live/_upstream.html", {"u": status}))
+            await self.send(text_data=render_to_string("live/_upstream.html", {"status": status}))
 
     async def disconnect(self, code):
+        await self.unguard()
         for group in (self.group, *self.also):
             await fanout.leave(self, group)
 

@@ -11,7 +11,8 @@ A push carries its fragments as named parts (agents, calls, queues, kpis, the wa
 panels, status). Each audience (`Shows`: the live view, a wallboard with its panel set)
 is sent only the parts its page shows, joined into one frame per audience and push by the
 process's fan-out (fanout.py), never per browser: a KPI-only wallboard receives no agent
-names, no calls.
+names, no calls. The composition root hands the feed the wallboard's renderer
+(`render_panels`, one fragment per panel).
 """
 
 import asyncio
@@ -25,9 +26,8 @@ from channels.layers import get_channel_layer
 from django.core.cache import cache
 from django.utils.html import format_html
 
-from dashboard.aio import pause
+from dashboard.shared.aio import pause
 from dashboard.upstream import contract as c
-from dashboard.wallboard import panels
 
 from .leader import still_leading
 from .render import Renderer, iso
@@ -73,12 +73,20 @@ def wallboard(panels) -> Shows:
 
 class LiveFeed:
     def __init__(
-        self, state: LiveState, *, tick: float = TICK_S, heartbeat: float = 5.0, extra=None
+        self,
+        state: LiveState,
+        *,
+        tick: float = TICK_S,
+        heartbeat: float = 5.0,
+        figures=None,
+        render_panels=None,
     ):
         self.state = state
+        # (campaigns, figures, agent names) -> the wallboard's panels by name; none without one
+        self.panels = render_panels or (lambda campaigns, figures, names: {})
         self.tick = tick
         self.heartbeat = heartbeat
-        self.extra = dict(extra or {})  # figures from outside the feed, for the KPI tiles
+        self.figures = dict(figures or {})  # from outside the feed (webhook records, settings)
         self.render = Renderer()
         self.layer = get_channel_layer()
         self.pending = Changes(full=True)
@@ -98,7 +106,7 @@ class LiveFeed:
 
     # ---- The bridge's sink ---------------------------------------------------------------------
     def snapshot(self, agents, calls):
-        self._merge(self.state.load_snapshot(agents, calls))
+        self._merge(self.state.load_snapshot(agents, calls, now()))
 
     def event(self, event: c.Event):
         changes = self.state.apply(event)
@@ -129,8 +137,8 @@ class LiveFeed:
 
     def set_figures(self, figures: dict):
         """Figures from outside the feed (appointments, alerts) may have changed."""
-        if any(self.extra.get(k) != v for k, v in figures.items()):
-            self.extra.update(figures)
+        if any(self.figures.get(k) != v for k, v in figures.items()):
+            self.figures.update(figures)
             self._merge(Changes(kpis=True, board=True))
 
     def _merge(self, changes: Changes):
@@ -218,9 +226,14 @@ class LiveFeed:
             for queue_id in changes.queues:
                 self.queue_html[queue_id] = self.render.queue(state.queues[queue_id])
                 queues.append(self.queue_html[queue_id])
-        kpis = ""
-        if changes.kpis or changes.full or not self.kpi_html:
-            self.kpi_html = kpis = self.render.kpis(state, self.extra)
+        # Every push re-renders the KPIs (states under way count up to now, so they change
+        # between events too; the heartbeat keeps them right on a quiet floor), and carries
+        # them only when they changed.
+        kpis = self.render.kpis(state, self.figures, now())
+        if kpis != self.kpi_html:
+            self.kpi_html = kpis
+        else:
+            kpis = ""
         panels = self.render_panels(changes)
         if changes.full:
             return self.full_parts()
@@ -238,7 +251,7 @@ class LiveFeed:
         if not (changes.board or changes.full or not self.panel_html):
             return {}
         names = {a.agent_id: a.name for a in self.state.agents.values()}
-        rendered = panels.render(self.campaign_rows, self.extra, names)
+        rendered = self.panels(self.campaign_rows, self.figures, names)
         changed = {k: v for k, v in rendered.items() if v != self.panel_html.get(k)}
         self.panel_html = rendered
         return changed
@@ -250,8 +263,6 @@ class LiveFeed:
         """The header's status: the feed's freshness and the AI's part in today's calls."""
         return {
             **self.upstream,
-            "seq": self.state.last_seq,
-            "emitted": iso(self.state.last_emitted_at),
             "ai_enabled": self.ai_enabled,
             "ai_share_pct": ai_share_pct(self.state.day.totals),
         }

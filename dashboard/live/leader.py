@@ -25,7 +25,7 @@ import time
 import redis.asyncio as redis
 from django.conf import settings
 
-from dashboard.aio import pause
+from dashboard.shared.aio import pause
 
 log = logging.getLogger("dashboard.live.leader")
 _held: contextvars.ContextVar["Lease | None"] = contextvars.ContextVar("lease", default=None)

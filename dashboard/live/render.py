@@ -12,6 +12,7 @@ from django.utils.html import format_html
 
 from dashboard.upstream import contract as c
 
+from . import explain
 from .state import LiveState
 
 STATE_LOOK = {  # icon, label: state is shown by colour AND by text
@@ -71,7 +72,7 @@ class Renderer:
         return self._render(
             self._agent,
             {
-                "a": {
+                "agent": {
                     "id": agent.agent_id,
                     "name": agent.name,
                     "team": agent.team,
@@ -98,7 +99,7 @@ class Renderer:
         return self._render(
             self._call,
             {
-                "c": {
+                "call": {
                     "id": call.call_id,
                     "direction": call.direction,
                     "ai_handled": call.ai_handled,
@@ -114,7 +115,7 @@ class Renderer:
         return self._render(
             self._queue,
             {
-                "q": {
+                "queue": {
                     "id": queue.id,
                     "name": queue.name,
                     "waiting": queue.waiting,
@@ -125,20 +126,22 @@ class Renderer:
             },
         )
 
-    def kpis(self, state: LiveState, extra: dict) -> str:
-        k = state.kpis()
+    def kpis(self, state: LiveState, figures: dict, now: datetime) -> str:
+        kpis = state.kpis(now)
         return self._render(
             self._kpis,
             {
-                "k": k,
-                "x": extra,
-                "aht": duration(k["aht_s"]),
-                "longest_wait": duration(k["longest_wait_s"]),
+                "kpis": kpis,
+                "figures": figures,
+                "aht": duration(kpis["aht_s"]),
+                "longest_wait": duration(kpis["longest_wait_s"]),
+                "vs": explain.comparisons(kpis, state, now),
+                "why": explain.hidden(explain.inputs(kpis, state, figures, now)),
             },
         )
 
     def upstream(self, status: dict) -> str:
-        return self._render(self._upstream, {"u": status})
+        return self._render(self._upstream, {"status": status})
 
     def campaign(self, call: c.Call) -> str:
         if call.ai_handled and not call.campaign_id:

@@ -5,25 +5,26 @@ from django.core.cache import cache
 from django.shortcuts import render
 
 from dashboard.accounts.roles import WALLBOARD, role_required
-from dashboard.quality.metrics import start_of_today
-from dashboard.reports.metrics import floor_charts
+from dashboard.shared.today import start_of_today
 
+from .explain import panels
 from .feed import TEAMS_KEY
-from .models import Thresholds
 from .render import STATE_LOOK
 
 
 @role_required(WALLBOARD)
-def home(request):
-    """The page's frame; its content arrives over the websocket, whole on connect."""
+def home(request, charts):
+    """The page's frame; its content arrives over the websocket, whole on connect.
+    `charts(since, now)` gives the intraday charts' data (the URL conf passes it in)."""
+    day = charts(start_of_today(), datetime.now(UTC))
     return render(
         request,
         "live/home.html",
         {
             "teams": cache.get(TEAMS_KEY) or [],
             "states": [(key, label) for key, (_, label) in STATE_LOOK.items()],
-            "live_config": {"thresholds": Thresholds.current().for_browser()},
-            "charts": floor_charts(start_of_today(), datetime.now(UTC)),
+            "charts": day,
+            "panels": panels(day),
             "service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S,
         },
     )

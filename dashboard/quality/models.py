@@ -7,20 +7,22 @@ from django.db import models
 class Delivery(models.Model):
     """A verified webhook delivery, stored before it is answered so nothing is lost."""
 
-    RECEIVED, PROCESSING, PROCESSED, FAILED, MALFORMED = (
+    RECEIVED, PROCESSING, PROCESSED, FAILED, MALFORMED, REFUSED = (
         "received",
         "processing",
         "processed",
         "failed",
         "malformed",
+        "refused",  # another organisation's: kept for audit, never counted
     )
-    STATUSES = [(s, s) for s in (RECEIVED, PROCESSING, PROCESSED, FAILED, MALFORMED)]
+    STATUSES = [(s, s) for s in (RECEIVED, PROCESSING, PROCESSED, FAILED, MALFORMED, REFUSED)]
 
     delivery_id = models.CharField(max_length=200, unique=True)
     event = models.CharField(max_length=40)
     body = models.BinaryField()
     status = models.CharField(max_length=12, choices=STATUSES, default=RECEIVED, db_index=True)
     error = models.TextField(blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)  # processing passes that claimed it
     received_at = models.DateTimeField(auto_now_add=True)
     processed_at = models.DateTimeField(null=True, blank=True)
 

@@ -13,10 +13,11 @@ import json
 import logging
 
 from asgiref.sync import sync_to_async
-from django.db import DatabaseError, transaction
+from django.db import DataError, IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
-from dashboard.aio import pause
+from dashboard.shared.aio import pause
 from dashboard.upstream import contract as c
 from dashboard.upstream import webhooks as wh
 from dashboard.upstream.errors import ContractError
@@ -31,10 +32,10 @@ from .models import (
     Scorecard,
 )
 from .publish import publish_alert, publish_qa
-from .views import qa_context
 
 log = logging.getLogger("dashboard.quality.processing")
 SWEEP_S = 5.0
+MAX_ATTEMPTS = 5  # passes a delivery may fail for a reason other than its data
 _processor: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
 
 
@@ -49,20 +50,26 @@ def notify():
 
 def process_pending(stop: asyncio.Event | None = None) -> int:
     """Process every stored delivery not yet processed, or until `stop` is set; returns
-    how many were."""
+    how many were. Waits (processes nothing) until the service user's organisation is
+    known: a delivery is counted only once it is known to be this organisation's."""
+    organization = wh.known_organization()
+    if organization is None:
+        return 0
     done, qa_changed, new_alerts = 0, False, []
     for pk in list(Delivery.objects.filter(status=Delivery.RECEIVED).values_list("pk", flat=True)):
         if stop is not None and stop.is_set():
             break
         claimed = Delivery.objects.filter(pk=pk, status=Delivery.RECEIVED).update(
-            status=Delivery.PROCESSING
+            status=Delivery.PROCESSING, attempts=F("attempts") + 1
         )
         if not claimed:
             continue  # another processor has it
         delivery = Delivery.objects.get(pk=pk)
         try:
+            if delivery.attempts > MAX_ATTEMPTS:
+                raise GaveUp(f"gave up after {MAX_ATTEMPTS} attempts; last: {delivery.error}")
             with transaction.atomic():
-                record, created = apply(delivery)
+                record, created = apply(delivery, organization)
                 delivery.status, delivery.error = Delivery.PROCESSED, ""
                 delivery.processed_at = timezone.now()
                 delivery.save(update_fields=["status", "error", "processed_at"])
@@ -70,19 +77,43 @@ def process_pending(stop: asyncio.Event | None = None) -> int:
             qa_changed |= isinstance(record, Scorecard | ComplianceResult)
             if created and isinstance(record, CoachingAlert):
                 new_alerts.append(record)
-        except DatabaseError as exc:  # the database, not the delivery: try it again later
-            log.warning("delivery %s waits for the next pass: %s", delivery.delivery_id, exc)
-            Delivery.objects.filter(pk=pk).update(status=Delivery.RECEIVED)
         except Exception as exc:  # one bad delivery never stops the others
-            log.warning(
-                "delivery %s (%s) not processed: %s", delivery.delivery_id, delivery.event, exc
-            )
-            Delivery.objects.filter(pk=pk).update(status=Delivery.FAILED, error=str(exc)[:1000])
+            settle(delivery, exc)
     for alert in new_alerts:
         publish_alert(alert, new=True)
     if qa_changed:
-        publish_qa(qa_context())
+        publish_qa()
     return done
+
+
+class GaveUp(Exception):
+    """A delivery whose every attempt failed for a reason other than its data."""
+
+
+class Foreign(Exception):
+    """A delivery naming another organisation (or none)."""
+
+
+# What the delivery itself holds wrong: retrying cannot help. PostgreSQL reports a value
+# its column cannot hold (too long, out of range) as a DataError.
+DATA_ERRORS = (ContractError, ValueError, RecursionError, DataError, IntegrityError, GaveUp)
+
+
+def settle(delivery: Delivery, exc: Exception):
+    """After a failed attempt: refused or failed for good with the reason, or back in the
+    queue for the next pass while attempts are left."""
+    rows = Delivery.objects.filter(pk=delivery.pk)
+    reason = f"{type(exc).__name__}: {exc}"[:1000]
+    what = f"delivery {delivery.delivery_id} ({delivery.event})"
+    if isinstance(exc, Foreign):
+        log.warning("%s refused: %s", what, exc)
+        rows.update(status=Delivery.REFUSED, error=str(exc))
+    elif isinstance(exc, DATA_ERRORS) or delivery.attempts >= MAX_ATTEMPTS:
+        log.warning("%s failed: %s", what, reason)
+        rows.update(status=Delivery.FAILED, error=reason)
+    else:  # the database away, a bug: try again on a later pass, up to MAX_ATTEMPTS
+        log.warning("%s waits for the next pass (attempt %d): %s", what, delivery.attempts, reason)
+        rows.update(status=Delivery.RECEIVED, error=reason)
 
 
 def recover_interrupted():
@@ -90,11 +121,13 @@ def recover_interrupted():
     return Delivery.objects.filter(status=Delivery.PROCESSING).update(status=Delivery.RECEIVED)
 
 
-def apply(delivery: Delivery):
+def apply(delivery: Delivery, organization: str):
     """Make or update the record a delivery carries: (record, created)."""
-    envelope = wh.parse_envelope(json.loads(bytes(delivery.body)))
+    envelope = wh.parse_envelope(json.loads(bytes(delivery.body)), delivery.received_at)
     if envelope.event != delivery.event:
         raise ContractError("the body's event differs from the stored one")
+    if envelope.organization_id != organization:
+        raise Foreign(f"organization_id {envelope.organization_id!r} is not this dashboard's")
     data = wh.parse_data(envelope.event, envelope.data)
     at = envelope.created_at or delivery.received_at
     if isinstance(data, wh.CallCompleted):

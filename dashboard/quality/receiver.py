@@ -49,12 +49,19 @@ def receive(request):
     except (ValueError, UnicodeDecodeError):
         keep_for_audit(body, event, "body is not JSON")
         return answer(400, "body is not JSON")
+    except RecursionError:  # a few thousand nested brackets
+        keep_for_audit(body, event, "body is nested too deeply")
+        return answer(400, "body is nested too deeply")
     delivery_id = payload.get("id") if isinstance(payload, dict) else None
     if not isinstance(delivery_id, str) or not delivery_id or len(delivery_id) > 200:
         keep_for_audit(body, event, "no delivery id")
         return answer(400, "body has no delivery id")
     if payload.get("event") != event:
         return answer(400, f"{wh.EVENT_HEADER} does not match the body's event")
+    ours, theirs = wh.known_organization(), payload.get("organization_id")
+    if ours is not None and theirs != ours:  # unknown before the first sign-in: processing checks
+        keep_for_audit(body, event, "another organisation's delivery", Delivery.REFUSED)
+        return answer(403, "organization_id is not this dashboard's organisation")
     try:
         with transaction.atomic():
             Delivery.objects.create(delivery_id=delivery_id, event=event, body=body)
@@ -64,11 +71,11 @@ def receive(request):
     return answer(202, "accepted")
 
 
-def keep_for_audit(body: bytes, event: str, error: str):
-    """A signed body we cannot read: kept, never processed, once per distinct body."""
-    key = "malformed:" + hashlib.sha256(body).hexdigest()
+def keep_for_audit(body: bytes, event: str, error: str, status=Delivery.MALFORMED):
+    """A signed body we cannot read or must not count: kept, never processed, once per
+    distinct body."""
+    key = f"{status}:" + hashlib.sha256(body).hexdigest()
     Delivery.objects.get_or_create(
-        delivery_id=key,
-        defaults={"event": event, "body": body, "status": Delivery.MALFORMED, "error": error},
+        delivery_id=key, defaults={"event": event, "body": body, "status": status, "error": error}
     )
     log.warning("signed webhook kept for audit, not processed: %s", error)

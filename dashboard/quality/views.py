@@ -1,21 +1,21 @@
-"""Coaching (Manager) and QA (Supervisor) pages. Views stay thin: queries live here,
-fragments in templates/quality/, live pushes in publish.py."""
+"""Coaching (Manager) and QA (Supervisor) pages. Views stay thin: what a page shows is in
+pages.py (the live pushes render the same), fragments in templates/quality/, live pushes
+in publish.py."""
 
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.core.cache import cache
-from django.db.models import Avg, Count, FloatField, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from dashboard.accounts.roles import MANAGER, SUPERVISOR, role_required
-from dashboard.live.feed import NAMES_KEY
-from dashboard.reports.metrics import service_totals
+from dashboard.shared.export import wants_csv
 
-from .metrics import open_alert_counts, qa_percent, qa_trend, start_of_today
-from .models import CoachingAction, CoachingAlert, ComplianceResult, Scorecard
+from . import exports
+from .metrics import open_alert_counts
+from .models import CoachingAction, CoachingAlert
+from .pages import agent_names, alerts_matching, qa_context
 from .publish import publish_alert
 
 FILTERS = {
@@ -28,11 +28,6 @@ TRANSITIONS = {  # action: (allowed from, to)
     "resolve": ({CoachingAlert.OPEN, CoachingAlert.ACKNOWLEDGED}, CoachingAlert.RESOLVED),
     "reopen": ({CoachingAlert.RESOLVED, CoachingAlert.ACKNOWLEDGED}, CoachingAlert.OPEN),
 }
-
-
-def agent_names() -> dict:
-    """Webhooks carry agent ids only; the live feed knows their names."""
-    return cache.get(NAMES_KEY) or {}
 
 
 def alert_filters(query) -> dict:
@@ -49,14 +44,9 @@ def alert_filters(query) -> dict:
 @role_required(MANAGER)
 def coaching(request):
     chosen = alert_filters(request.GET)
-    alerts = CoachingAlert.objects.order_by("-raised_at")
-    for key in ("severity", "status"):
-        if chosen[key]:
-            alerts = alerts.filter(**{key: chosen[key]})
-    if chosen["agent"]:
-        alerts = alerts.filter(agent_id=chosen["agent"])
-    if chosen["kind"]:
-        alerts = alerts.filter(kind=chosen["kind"])
+    if wants_csv(request):
+        return exports.coaching(chosen)
+    alerts = alerts_matching(chosen)
     return render(
         request,
         "quality/coaching.html",
@@ -64,6 +54,7 @@ def coaching(request):
             "names": agent_names(),
             "alerts": alerts.prefetch_related("actions__by")[:200],
             "chosen": chosen,
+            "csv_query": urlencode({k: v for k, v in chosen.items() if v}),
             "severities": FILTERS["severity"],
             "statuses": FILTERS["status"],
             "kinds": CoachingAlert.objects.values_list("kind", flat=True)
@@ -95,32 +86,8 @@ def coaching_action(request, pk, action):
     return redirect(f"{reverse('coaching')}?{urlencode(kept)}" if kept else "coaching")
 
 
-def qa_context() -> dict:
-    percent = qa_percent()
-    by = {
-        key: Scorecard.objects.values(key)
-        .annotate(
-            n=Count("id"),
-            avg=Avg(percent, output_field=FloatField()),
-            passed=Count("id", filter=Q(passed=True)),
-        )
-        .order_by("-n")[:50]
-        for key in ("agent_id", "template_id")
-    }
-    return {
-        "names": agent_names(),
-        "service": service_totals(),
-        "charts": {"chart-qa": qa_trend(start_of_today())},
-        "recent": Scorecard.objects.order_by("-scored_at")[:25],
-        "by_agent": by["agent_id"],
-        "by_template": by["template_id"],
-        "failures": ComplianceResult.objects.filter(passed=False)
-        .values("rule")
-        .annotate(n=Count("id"))
-        .order_by("-n"),
-    }
-
-
 @role_required(SUPERVISOR)
 def qa(request):
+    if wants_csv(request):
+        return exports.qa(request.GET.get("table", ""))
     return render(request, "quality/qa.html", qa_context())

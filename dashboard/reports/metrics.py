@@ -5,23 +5,22 @@ figures reuse the live formulas of dashboard/live/state.py, so a 15-minute servi
 means exactly what the day's does.
 """
 
+from dataclasses import fields
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db.models import Count
 
-from dashboard.live.state import SLOT_S, aht_s, service_level_pct, slot_of
+from dashboard.live.state import SLOT_S, Counts, aht_s, service_level_pct, slot_of
 from dashboard.quality.models import CompletedCall
+from dashboard.shared.charts import chart, on_day, week_before, with_last_week, zone
+from dashboard.shared.percent import pct
 from dashboard.upstream import contract as c
 
-from . import summaries
 from .models import CampaignSlot, FloorSlot
 
 SLOT = timedelta(seconds=SLOT_S)
-
-
-def pct(part: float, whole: float) -> float | None:
-    return round(100 * part / whole, 1) if whole else None
+COUNTERS = [f.name for f in fields(Counts)]
 
 
 def connect_rate_pct(connected: int, dialed: int) -> float | None:
@@ -57,99 +56,140 @@ def campaign_row(x: c.Campaign) -> dict:
 
 
 # ---- Intraday series, as the JSON the charts draw ------------------------------------------
-def chart(x: list[datetime], series: list[dict], step_s: int = SLOT_S) -> dict:
-    """uPlot's shape: x as epoch seconds (each the start of a `step_s` interval), one list of
-    values per series (None = no data)."""
-    return {
-        "tz": settings.TIME_ZONE,
-        "step_s": step_s,
-        "x": [int(t.timestamp()) for t in x],
-        "series": series,
-    }
-
-
-def _slots(first: datetime | None, now: datetime) -> list[datetime]:
-    """Every slot from the first with data to the current one."""
+def _slots(first: datetime | None, last: datetime) -> list[datetime]:
+    """Every slot from `first` to `last`."""
     if first is None:
         return []
-    out, at, last = [], first, slot_of(now)
+    out, at = [], first
     while at <= last:
         out.append(at)
         at += SLOT
     return out
 
 
+def _day(model, since: datetime, now: datetime, **match) -> tuple[list, list, list, str]:
+    """Today's slots of `model` and the same weekday last week's, on one axis: the slots
+    from the first with data, today's or last week's, to the current one or last week's
+    last, whichever is later (last week's shows what the rest of the day looked like).
+    Today's rows (None: no row), last week's, and the weekday's short name."""
+    today = since.astimezone(zone()).date()
+    rows = {r.start: r for r in model.objects.filter(start__gte=since, start__lte=now, **match)}
+    week_from, week_to = week_before(today)
+    before = {
+        slot_of(on_day(r.start, today)): r
+        for r in model.objects.filter(start__gte=week_from, start__lt=week_to, **match)
+    }
+    current = slot_of(now)
+    xs = _slots(min([*rows, *before], default=None), max([current, *before]))
+    return xs, [rows.get(x) for x in xs], [before.get(x) for x in xs], f"{week_from:%a}"
+
+
+def _counts(xs, rows, now: datetime, field: str) -> list:
+    """A counter per slot: 0 for a past slot with no row, None for the slots to come."""
+    current = slot_of(now)
+    return [
+        getattr(r, field) if r else (0 if x <= current else None)
+        for x, r in zip(xs, rows, strict=True)
+    ]
+
+
+def _of(rows, field: str) -> list:
+    return [getattr(r, field) if r else None for r in rows]
+
+
 def floor_charts(since: datetime, now: datetime) -> dict:
-    """Today per 15 minutes: calls, and service level with AHT. Keyed by the id the page
-    gives each chart's data."""
-    rows = {r.start: r for r in FloorSlot.objects.filter(start__gte=since, start__lte=now)}
-    xs = _slots(min(rows, default=None), now)
-    got = [rows.get(x) for x in xs]
-    sl_label = f"Service level % (answered ≤ {settings.SERVICE_LEVEL_THRESHOLD_S} s)"
+    """Today per 15 minutes: calls, and service level with AHT; the same weekday last week
+    dashed. Keyed by the id the page gives each chart's data."""
+    xs, got, old, weekday = _day(FloorSlot, since, now)
+    within = settings.SERVICE_LEVEL_THRESHOLD_S
+    today = _total(got, Counts())
+    then = _total([r for x, r in zip(xs, old, strict=True) if x <= now], None)
+    calls = [
+        {
+            "label": "Calls started",
+            "scale": "calls",
+            "kind": "bars",
+            "values": _counts(xs, got, now, "calls"),
+        },
+        {"label": "Calls ended", "scale": "calls", "values": _counts(xs, got, now, "completed")},
+    ]
+    service = [
+        {
+            "label": f"Service level % (answered ≤ {within} s)",
+            "scale": "%",
+            "values": [service_level_pct(r) if r else None for r in got],
+        },
+        {"label": "AHT (s)", "scale": "s", "values": [aht_s(r) if r else None for r in got]},
+    ]
+
+    def answered(x: Counts) -> str:
+        return (
+            f"{x.inbound_in_sl} of {x.inbound_answered} inbound calls answered within "
+            f"{within} s; {round(x.handle_s)} s handle time over {x.handled} agent-handled calls"
+        )
+
     return {
         "chart-calls": chart(
             xs,
+            with_last_week(calls, [_of(old, "calls"), _of(old, "completed")], weekday),
+            SLOT_S,
+            "chart_calls",
             [
-                {
-                    "label": "Calls started",
-                    "scale": "calls",
-                    "kind": "bars",
-                    "values": [r.calls if r else 0 for r in got],
-                },
-                {
-                    "label": "Calls ended",
-                    "scale": "calls",
-                    "values": [r.completed if r else 0 for r in got],
-                },
+                f"{today.calls} calls started and {today.completed} ended today "
+                f"(slots with data: {sum(r is not None for r in got)})",
+                _last_week_line(weekday, then, lambda x: f"{x.calls} started, {x.completed} ended"),
             ],
         ),
         "chart-service": chart(
             xs,
-            [
-                {
-                    "label": sl_label,
-                    "scale": "%",
-                    "values": [service_level_pct(r) if r else None for r in got],
-                },
-                {
-                    "label": "AHT (s)",
-                    "scale": "s",
-                    "values": [aht_s(r) if r else None for r in got],
-                },
-            ],
+            with_last_week(
+                service,
+                [
+                    [service_level_pct(r) if r else None for r in old],
+                    [aht_s(r) if r else None for r in old],
+                ],
+                weekday,
+            ),
+            SLOT_S,
+            "chart_service",
+            [answered(today), _last_week_line(weekday, then, answered)],
         ),
     }
 
 
+def _total(rows, empty):
+    """The counters of `rows` added up (`empty` when there are none)."""
+    rows = [r for r in rows if r is not None]
+    if not rows:
+        return empty
+    return Counts(**{name: sum(getattr(r, name) for r in rows) for name in COUNTERS})
+
+
+def _last_week_line(weekday: str, then, show) -> str:
+    """Last week's counts up to the same time of day (whole slots)."""
+    return f"Last {weekday} by this time (dashed): " + ("no data" if then is None else show(then))
+
+
 def campaign_chart(campaign_id: str, since: datetime, now: datetime) -> dict:
-    """A campaign's dial attempts, connects and appointments per 15 minutes, today."""
-    rows = {
-        r.start: r
-        for r in CampaignSlot.objects.filter(
-            campaign_id=campaign_id, start__gte=since, start__lte=now
-        )
-    }
-    xs = _slots(min(rows, default=None), now)
-    got = [rows.get(x) for x in xs]
+    """A campaign's dial attempts, connects and appointments per 15 minutes, today; the
+    same weekday last week dashed."""
+    xs, got, old, weekday = _day(CampaignSlot, since, now, campaign_id=campaign_id)
+    names = {"dialed": "Dial attempts", "connected": "Connects", "booked": "Appointments"}
+    series = [
+        {"label": label, "scale": "calls", "values": _counts(xs, got, now, name)}
+        for name, label in names.items()
+    ]
+    series[0]["kind"] = "bars"
+    grown = {name: sum(getattr(r, name) for r in got if r) for name in names}
     return chart(
         xs,
+        with_last_week(series, [_of(old, name) for name in names], weekday),
+        SLOT_S,
+        "chart_campaign",
         [
-            {
-                "label": "Dial attempts",
-                "scale": "calls",
-                "kind": "bars",
-                "values": [r.dialed if r else 0 for r in got],
-            },
-            {
-                "label": "Connects",
-                "scale": "calls",
-                "values": [r.connected if r else 0 for r in got],
-            },
-            {
-                "label": "Appointments",
-                "scale": "calls",
-                "values": [r.booked if r else 0 for r in got],
-            },
+            f"{grown['dialed']} dial attempts, {grown['connected']} connects and "
+            f"{grown['booked']} appointments added today "
+            f"(slots with data: {sum(r is not None for r in got)})"
         ],
     )
 
@@ -164,32 +204,3 @@ def outcome_mix(campaign_id: str, since: datetime) -> list[dict]:
     )
     total = sum(r["n"] for r in rows)
     return [{**r, "pct": pct(r["n"], total), "total": total} for r in rows]
-
-
-def service_totals() -> dict:
-    """Today's QA, compliance and coaching counts as the service reports them (REST), beside
-    what reached the dashboard by webhook. A count is None until its summary was fetched."""
-    got = {n: summaries.load(n) for n in ("scorecards", "templates", "compliance", "coaching")}
-    cards, checks, alerts, templates = (
-        got[n]["data"] for n in ("scorecards", "compliance", "coaching", "templates")
-    )
-
-    def count(rows, which=None):
-        if rows is None:
-            return None
-        return len(rows) if which is None else sum(map(which, rows))
-
-    return {
-        "summaries": got,
-        "scorecards": count(cards),
-        "scorecards_passed_pct": None if cards is None else pct(count(cards, _passed), len(cards)),
-        "checks": count(checks),
-        "checks_failed": count(checks, lambda x: not x.passed),
-        "alerts": count(alerts),
-        "alerts_critical": count(alerts, lambda a: a.severity == "critical"),
-        "template_names": {t.id: t.name for t in templates or []},
-    }
-
-
-def _passed(row) -> bool:
-    return row.passed

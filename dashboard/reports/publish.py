@@ -1,18 +1,18 @@
-"""Live pushes of the summary pages and the intraday charts: each rendered once per
-change and sent as one string to the group of the page that shows it."""
+"""Live pushes of the campaigns pages and the floor's intraday charts: each rendered once
+per change and sent as one string to the group of the page that shows it."""
 
 import hashlib
 from datetime import UTC, datetime
 
 from django.template.loader import render_to_string
 
-from dashboard.quality.metrics import start_of_today
-from dashboard.quality.publish import publish_qa, send
+from dashboard.live.groups import FLOOR_CHARTS, push_html
+from dashboard.shared.today import start_of_today
 
 from .metrics import floor_charts
+from .pages import campaign_context, campaigns_context
 
 CAMPAIGNS = "campaigns"
-FLOOR_CHARTS = "floor-charts"  # the live view's charts; wallboards do not show them
 
 
 def campaign_group(campaign_id: str) -> str:
@@ -22,18 +22,13 @@ def campaign_group(campaign_id: str) -> str:
 
 def floor_changed():
     charts = floor_charts(start_of_today(), datetime.now(UTC))
-    send(FLOOR_CHARTS, render_to_string("reports/_chart_data.html", {"charts": charts}))
+    push_html(FLOOR_CHARTS, render_to_string("reports/_chart_data.html", {"charts": charts}))
 
 
-def summaries_changed():
-    """A refresh pass ended: the campaigns list, each campaign's page and the QA page."""
-    from dashboard.quality.views import qa_context
-
-    from .views import campaign_context, campaigns_context
-
+def campaigns_changed():
+    """A refresh pass ended: the campaigns list and each campaign's page."""
     listing = campaigns_context()
-    send(CAMPAIGNS, render_to_string("reports/_campaigns_body.html", listing))
+    push_html(CAMPAIGNS, render_to_string("reports/_campaigns_body.html", listing))
     for row in listing["rows"]:
         html = render_to_string("reports/_campaign_body.html", campaign_context(row["id"]))
-        send(campaign_group(row["id"]), html)
-    publish_qa(qa_context())
+        push_html(campaign_group(row["id"]), html)

@@ -2,9 +2,9 @@
 
 Each summary is pulled on its own, so one failing endpoint never holds the others back;
 a good answer replaces the cached copy, a failure only records its error beside the last
-good copy (see summaries.py). After each pass the pages that show summaries are rendered
-once and pushed to their groups, and campaign counters that grew are added to their
-15-minute slots.
+good copy (dashboard/shared/summaries.py). After each pass `on_refreshed` is called (the
+composition root pushes the pages that show summaries), and campaign counters that grew
+are added to their 15-minute slots.
 """
 
 import asyncio
@@ -14,14 +14,14 @@ from datetime import UTC, datetime
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
-from dashboard.aio import pause
 from dashboard.live.feed import LiveFeed
 from dashboard.live.state import slot_of
-from dashboard.quality.metrics import start_of_today
+from dashboard.shared import summaries
+from dashboard.shared.aio import pause
+from dashboard.shared.today import start_of_today
 from dashboard.upstream import contract as c
 from dashboard.upstream.rest import RestClient
 
-from . import publish, summaries
 from .models import CampaignSlot, add_to_slot
 
 log = logging.getLogger("dashboard.reports.refresher")
@@ -37,9 +37,10 @@ PULLS = {  # summary name -> how to pull it; the QA-side ones cover today only
 
 
 class Refresher:
-    def __init__(self, rest: RestClient, feed: LiveFeed):
+    def __init__(self, rest: RestClient, feed: LiveFeed, on_refreshed=None):
         self.rest = rest
         self.feed = feed
+        self.on_refreshed = on_refreshed  # called (in a thread) after every pass
         self.counters: dict[str, tuple[int, int, int]] = {}  # campaign id -> last seen
         self.failing: dict[str, str] = {}  # summary -> its error, logged once until it recovers
 
@@ -60,7 +61,8 @@ class Refresher:
             await sync_to_async(self.record_campaigns)(got["campaigns"], datetime.now(UTC))
         if got["ai"] is not None:
             self.feed.ai_status(got["ai"].enabled)
-        await sync_to_async(publish.summaries_changed)()
+        if self.on_refreshed:
+            await sync_to_async(self.on_refreshed)()
 
     async def pull(self, name: str, since: datetime):
         """The fresh data, or None when the pull failed (its error is stored instead)."""

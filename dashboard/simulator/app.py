@@ -191,7 +191,13 @@ class Simulator:
             },
             "sockets": self.sockets,
             "deliveries": self.deliveries.attempts,
+            **self.ended_calls(),
         }
+
+    def ended_calls(self):
+        """Organisation A's calls ended so far, all and AI-handled (a test's truth)."""
+        ended = [x for x in self.centres[ORG_A].history.values() if x.ended]
+        return {"calls_ended": len(ended), "ai_calls_ended": sum(x.ai_handled for x in ended)}
 
     # ---- Socket.IO --------------------------------------------------------------------------
     async def on_connect(self, sid, environ, auth):
@@ -304,51 +310,84 @@ class Simulator:
             status, retry_after = self.rest_error
             extra = {"Retry-After": retry_after} if status == 429 and retry_after else {}
             raise Reply(status, {"error": "unavailable", "message": "Injected fault"}, extra)
-        org = user.organization_id
-        centre = self.centres[org]
         parts = [p for p in path.split("/") if p]
         if parts and parts[0] in ("webhooks", "tenant") and user.role == "agent":
             raise error(403, "forbidden", "This role cannot reach this endpoint")
-        since = query.get("since", "")
+        found = match(API, method, parts)
+        if found is None:
+            raise error(404, "not_found", f"No route for {method} /api{path}")
+        handler, args = found
+        request = Request(user.organization_id, self.centres[user.organization_id], query, body)
+        return handler(self, request, *args)
 
-        def recent(rows, stamp):
-            return [r for r in rows if not since or r[stamp] >= since]
+    def rest_agents(self, r):
+        return 200, [a.rest() for a in r.centre.agents.values()], {}
 
-        if method == "GET":
-            if parts == ["agent-status"]:
-                return 200, [a.rest() for a in centre.agents.values()], {}
-            if parts == ["calls"]:
-                rows = [c.rest() for c in centre.calls.values()]
-                return 200, {"data": rows, "count": len(rows)}, {}
-            if parts == ["campaigns"]:
-                return 200, [c.rest() for c in centre.campaigns.values()], {}
-            if len(parts) == 2 and parts[0] == "campaigns":
-                campaign = centre.campaigns.get(parts[1])
-                if campaign is None:
-                    raise error(404, "not_found", "No such campaign")
-                return 200, campaign.rest(), {}
-            if parts == ["qa", "scorecards"]:
-                return 200, envelope(recent(centre.scorecards, "scored_at")), {}
-            if parts == ["qa", "templates"]:
-                return 200, envelope(centre.templates), {}
-            if parts == ["compliance", "checks"]:
-                return 200, envelope(recent(centre.checks, "checked_at")), {}
-            if parts == ["coaching", "alerts"]:
-                return 200, envelope(recent(centre.alerts, "created_at")), {}
-            if parts == ["ai"]:
-                return 200, {"enabled": True, "capabilities": ["dialer", "booking", "qa"]}, {}
-            if parts == ["tenant"]:
-                return 200, {"id": org, "name": "Simulated organisation"}, {}
-            if (
-                len(parts) == 4
-                and parts[:2] == ["webhooks", "outbound"]
-                and parts[3] == "deliveries"
-            ):
-                hook = self.hook(org, parts[2])
-                return 200, {"data": hook.deliveries}, {}
-        if method == "POST" and parts[:2] == ["webhooks", "outbound"]:
-            return self.webhook_action(org, parts[2:], parse_json(body))
-        raise error(404, "not_found", f"No route for {method} /api{path}")
+    def rest_calls(self, r):
+        """`status=active` (or nothing): the live calls; `since` and/or `agent_id`: history."""
+        since, agent_id = r.query.get("since"), r.query.get("agent_id")
+        if r.query.get("status") == "active" or not (since or agent_id):
+            return 200, envelope([call.rest() for call in r.centre.calls.values()]), {}
+        rows = r.centre.call_history(since or "", agent_id)
+        return 200, envelope([call.rest() for call in rows]), {}
+
+    def rest_campaigns(self, r):
+        return 200, [campaign.rest() for campaign in r.centre.campaigns.values()], {}
+
+    def rest_campaign(self, r, campaign_id):
+        campaign = r.centre.campaigns.get(campaign_id)
+        if campaign is None:
+            raise error(404, "not_found", "No such campaign")
+        return 200, campaign.rest(), {}
+
+    def rest_scorecards(self, r):
+        return 200, envelope(r.since(r.centre.scorecards, "scored_at")), {}
+
+    def rest_templates(self, r):
+        return 200, envelope(r.centre.templates), {}
+
+    def rest_checks(self, r):
+        return 200, envelope(r.since(r.centre.checks, "checked_at")), {}
+
+    def rest_alerts(self, r):
+        return 200, envelope(r.since(r.centre.alerts, "created_at")), {}
+
+    def rest_ai(self, r):
+        return 200, {"enabled": True, "capabilities": ["dialer", "booking", "qa"]}, {}
+
+    def rest_tenant(self, r):
+        return 200, {"id": r.org, "name": "Simulated organisation"}, {}
+
+    def rest_deliveries(self, r, hook_id):
+        return 200, {"data": self.hook(r.org, hook_id).deliveries}, {}
+
+    def rest_create_webhook(self, r):
+        data = parse_json(r.body)
+        events = data.get("events")
+        name, url = data.get("name"), data.get("url")
+        if not isinstance(name, str) or not name or not isinstance(url, str) or not url:
+            raise error(422, "invalid_request", "name and url are required")
+        if not isinstance(events, list) or not events:
+            raise error(422, "invalid_event", "events must be a non-empty list")
+        unknown = [e for e in events if e not in EVENTS]
+        if unknown:
+            raise error(422, "invalid_event", f"Unknown event name(s): {unknown}")
+        headers = data.get("headers") or {}
+        if not isinstance(headers, dict):
+            raise error(422, "invalid_request", "headers must be an object")
+        hook = self.deliveries.create(r.org, name, url, events, headers)
+        return 201, hook.public(with_secret=True), {}
+
+    def rest_test_webhook(self, r, hook_id):
+        hook = self.hook(r.org, hook_id)
+        sample = r.centre.business_event(hook.events[0])
+        self.deliveries.emit(r.org, hook.events[0], sample, only=hook)
+        return 202, {"status": "queued"}, {}
+
+    def rest_replay(self, r, hook_id, delivery_id):
+        if not self.deliveries.replay(self.hook(r.org, hook_id), delivery_id):
+            raise error(404, "not_found", "No such delivery")
+        return 202, {"status": "queued"}, {}
 
     def hook(self, org, hook_id):
         hook = self.deliveries.for_org(org, hook_id)
@@ -356,106 +395,154 @@ class Simulator:
             raise error(404, "not_found", "No such webhook")
         return hook
 
-    def webhook_action(self, org, rest, data):
-        if not rest:
-            events = data.get("events")
-            name, url = data.get("name"), data.get("url")
-            if not isinstance(name, str) or not name or not isinstance(url, str) or not url:
-                raise error(422, "invalid_request", "name and url are required")
-            if not isinstance(events, list) or not events:
-                raise error(422, "invalid_event", "events must be a non-empty list")
-            unknown = [e for e in events if e not in EVENTS]
-            if unknown:
-                raise error(422, "invalid_event", f"Unknown event name(s): {unknown}")
-            headers = data.get("headers") or {}
-            if not isinstance(headers, dict):
-                raise error(422, "invalid_request", "headers must be an object")
-            hook = self.deliveries.create(org, name, url, events, headers)
-            return 201, hook.public(with_secret=True), {}
-        hook = self.hook(org, rest[0])
-        if rest[1:] == ["test"]:
-            sample = self.centres[org].business_event(hook.events[0])
-            self.deliveries.emit(org, hook.events[0], sample, only=hook)
-            return 202, {"status": "queued"}, {}
-        if len(rest) == 4 and rest[1] == "deliveries" and rest[3] == "replay":
-            if not self.deliveries.replay(hook, rest[2]):
-                raise error(404, "not_found", "No such delivery")
-            return 202, {"status": "queued"}, {}
-        raise error(404, "not_found", "No such webhook action")
-
     # ---- Fault and test controls ------------------------------------------------------------
     async def control(self, method, name, body):
-        data = parse_json(body)
-        now = time.time()
-        centre = self.centres[ORG_A]
-        if method == "GET" and name == "stats":
-            return 200, self.stats(), {}
-        if method == "GET" and name == "agents":
-            return 200, [a.rest() for a in centre.agents.values()], {}
-        if method != "POST":
-            raise error(405, "method_not_allowed", "POST only")
-        seconds = float(data.get("seconds", 10))
-        if name == "drop-sockets":
-            for sid in list(self.sio.manager.get_participants("/", None)):
-                await self.sio.disconnect(sid[0] if isinstance(sid, tuple) else sid)
-        elif name == "refuse-sockets":
-            self.until["refuse_sockets"] = now + seconds
-        elif name == "rest-errors":
-            self.until["rest_errors"] = now + seconds
-            self.rest_error = (int(data.get("status", 500)), data.get("retry_after", 1))
-        elif name == "rest-delay":
-            self.until["rest_delay"] = now + float(data.get("for_s", 10))
-            self.rest_delay = seconds
-        elif name == "auth-down":
-            self.until["auth_down"] = now + seconds
-        elif name == "revoke-refresh-tokens":
-            self.tokens.revoke_all_refresh()
-        elif name == "expire-access-tokens":
-            self.tokens.expire_all_access()
-        elif name == "skip-seq":
-            self.skip_next = True
-        elif name == "malformed-event":
-            await self.send(
-                ORG_A, "agent.status", {"agent_id": 12345, "status": ["?"], "since": "not a time"}
-            )
-        elif name == "foreign-event":
-            agent = next(iter(self.centres[ORG_B].agents.values()))
-            kind, payload = agent.event()
-            await self.send(ORG_B, kind, payload, room_org=ORG_A)
-        elif name == "bad-signature-webhook":
-            sample = centre.business_event("coaching_alert")
-            ids = []
-            for hook in list(self.deliveries.hooks.values()):
-                if hook.organization_id == ORG_A:
-                    ids += self.deliveries.emit(
-                        ORG_A, "coaching_alert", sample, only=hook, bad_signature=True
-                    )
-            return 200, {"deliveries": ids}, {}
-        elif name == "agent-status":
-            agent_id, status = data.get("agent_id"), data.get("status")
-            if agent_id not in centre.agents or not isinstance(status, str):
-                raise error(400, "bad_request", "agent_id of organisation A and status needed")
-            centre.now = now
-            for kind, payload in centre.force_status(agent_id, status, data.get("name")):
-                await self.send(ORG_A, kind, payload)
-        elif name == "webhook":
-            event = data.get("event")
-            if event not in EVENTS:
-                raise error(400, "bad_request", f"event must be one of {list(EVENTS)}")
-            ids = await self.deliver(ORG_A, [(event, centre.business_event(event))])
-            return 200, {"deliveries": ids}, {}
-        elif name == "rate":
-            rate = data.get("events_per_second")
-            if not self.o.events_per_second or type(rate) not in (int, float) or rate <= 0:
-                raise error(400, "bad_request", "load mode only; events_per_second > 0 needed")
-            self.o.events_per_second = float(rate)
-        elif name == "pause":
-            self.paused = True
-        elif name == "resume":
-            self.paused = False
-        else:
+        found = match(CONTROLS, method, [name])
+        if found is None:
+            if match(CONTROLS, "POST", [name]) or match(CONTROLS, "GET", [name]):
+                raise error(405, "method_not_allowed", f"{name}: wrong method")
             raise error(404, "not_found", f"No control named {name}")
-        return 200, {"ok": True}, {}
+        handler, _ = found
+        answer = await handler(self, parse_json(body))
+        return 200, answer or {"ok": True}, {}
+
+    async def control_stats(self, data):
+        return self.stats()
+
+    async def control_agents(self, data):
+        return [a.rest() for a in self.centres[ORG_A].agents.values()]
+
+    async def control_drop_sockets(self, data):
+        for sid in list(self.sio.manager.get_participants("/", None)):
+            await self.sio.disconnect(sid[0] if isinstance(sid, tuple) else sid)
+
+    async def control_refuse_sockets(self, data):
+        self.until["refuse_sockets"] = time.time() + seconds(data)
+
+    async def control_rest_errors(self, data):
+        self.until["rest_errors"] = time.time() + seconds(data)
+        self.rest_error = (int(data.get("status", 500)), data.get("retry_after", 1))
+
+    async def control_rest_delay(self, data):
+        self.until["rest_delay"] = time.time() + float(data.get("for_s", 10))
+        self.rest_delay = seconds(data)
+
+    async def control_auth_down(self, data):
+        self.until["auth_down"] = time.time() + seconds(data)
+
+    async def control_revoke_refresh_tokens(self, data):
+        self.tokens.revoke_all_refresh()
+
+    async def control_expire_access_tokens(self, data):
+        self.tokens.expire_all_access()
+
+    async def control_skip_seq(self, data):
+        self.skip_next = True
+
+    async def control_malformed_event(self, data):
+        bad = {"agent_id": 12345, "status": ["?"], "since": "not a time"}
+        await self.send(ORG_A, "agent.status", bad)
+
+    async def control_foreign_event(self, data):
+        agent = next(iter(self.centres[ORG_B].agents.values()))
+        kind, payload = agent.event()
+        await self.send(ORG_B, kind, payload, room_org=ORG_A)
+
+    async def control_bad_signature_webhook(self, data):
+        sample = self.centres[ORG_A].business_event("coaching_alert")
+        ids = []
+        for hook in list(self.deliveries.hooks.values()):
+            if hook.organization_id == ORG_A:
+                ids += self.deliveries.emit(
+                    ORG_A, "coaching_alert", sample, only=hook, bad_signature=True
+                )
+        return {"deliveries": ids}
+
+    async def control_agent_status(self, data):
+        centre = self.centres[ORG_A]
+        agent_id, status = data.get("agent_id"), data.get("status")
+        if agent_id not in centre.agents or not isinstance(status, str):
+            raise error(400, "bad_request", "agent_id of organisation A and status needed")
+        centre.now = time.time()
+        for kind, payload in centre.force_status(agent_id, status, data.get("name")):
+            await self.send(ORG_A, kind, payload)
+
+    async def control_webhook(self, data):
+        event = data.get("event")
+        if event not in EVENTS:
+            raise error(400, "bad_request", f"event must be one of {list(EVENTS)}")
+        centre = self.centres[ORG_A]
+        return {"deliveries": await self.deliver(ORG_A, [(event, centre.business_event(event))])}
+
+    async def control_rate(self, data):
+        rate = data.get("events_per_second")
+        if not self.o.events_per_second or type(rate) not in (int, float) or rate <= 0:
+            raise error(400, "bad_request", "load mode only; events_per_second > 0 needed")
+        self.o.events_per_second = float(rate)
+
+    async def control_pause(self, data):
+        self.paused = True
+
+    async def control_resume(self, data):
+        self.paused = False
+
+
+@dataclass
+class Request:
+    """What a REST handler needs of one request."""
+
+    org: str
+    centre: ContactCentre
+    query: dict
+    body: bytes
+
+    def since(self, rows, stamp):
+        """The rows at or after the `since` query parameter (all without one)."""
+        since = self.query.get("since", "")
+        return [row for row in rows if not since or row[stamp] >= since]
+
+
+# (method, path): handler; a "*" segment matches any one and is passed to the handler.
+API = {
+    ("GET", "agent-status"): Simulator.rest_agents,
+    ("GET", "calls"): Simulator.rest_calls,
+    ("GET", "campaigns"): Simulator.rest_campaigns,
+    ("GET", "campaigns/*"): Simulator.rest_campaign,
+    ("GET", "qa/scorecards"): Simulator.rest_scorecards,
+    ("GET", "qa/templates"): Simulator.rest_templates,
+    ("GET", "compliance/checks"): Simulator.rest_checks,
+    ("GET", "coaching/alerts"): Simulator.rest_alerts,
+    ("GET", "ai"): Simulator.rest_ai,
+    ("GET", "tenant"): Simulator.rest_tenant,
+    ("GET", "webhooks/outbound/*/deliveries"): Simulator.rest_deliveries,
+    ("POST", "webhooks/outbound"): Simulator.rest_create_webhook,
+    ("POST", "webhooks/outbound/*/test"): Simulator.rest_test_webhook,
+    ("POST", "webhooks/outbound/*/deliveries/*/replay"): Simulator.rest_replay,
+}
+CONTROLS = {
+    ("GET", "stats"): Simulator.control_stats,
+    ("GET", "agents"): Simulator.control_agents,
+    **{
+        ("POST", name.removeprefix("control_").replace("_", "-")): handler
+        for name, handler in vars(Simulator).items()
+        if name.startswith("control_") and name not in ("control_stats", "control_agents")
+    },
+}
+
+
+def match(table: dict, method: str, parts: list[str]):
+    """(handler, the parts the "*" segments matched) of the first route that fits, or None."""
+    for (verb, pattern), handler in table.items():
+        segments = pattern.split("/")
+        if verb != method or len(segments) != len(parts):
+            continue
+        if all(s in ("*", p) for s, p in zip(segments, parts, strict=True)):
+            return handler, [p for s, p in zip(segments, parts, strict=True) if s == "*"]
+    return None
+
+
+def seconds(data: dict) -> float:
+    return float(data.get("seconds", 10))
 
 
 def envelope(rows):

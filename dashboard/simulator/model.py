@@ -8,6 +8,7 @@ answers are read from the same objects, so counters always agree with the events
 
 import random
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -82,6 +83,7 @@ CONNECTED_OUTCOMES = [
 ]
 UNCONNECTED_OUTCOMES = [("no_answer", 55), ("voicemail", 30), ("busy", 15)]
 ALERT_KINDS = ["long_hold", "script_deviation", "negative_sentiment", "compliance_miss"]
+HISTORY = 20_000  # calls kept for GET /calls/{id} and the call history, oldest dropped first
 
 
 def iso(ts: float) -> str:
@@ -137,16 +139,28 @@ class Call:
     state: str = "ringing"
     ends: float = 0.0
     outcome: str = ""
+    ended: float = 0.0  # when it ended (0: still live)
+    duration: int = 0
+
+    @property
+    def recording_id(self) -> str | None:
+        """Every ended call was recorded (derived from the id: no draw from the model's rng)."""
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, f"rec:{self.id}")) if self.ended else None
 
     def rest(self):
+        ended = bool(self.ended)
         return {
             "id": self.id,
             "agent_id": self.agent_id,
             "campaign_id": self.campaign_id,
             "direction": self.direction,
-            "state": self.state,
+            "state": "ended" if ended else self.state,
             "ai_handled": self.ai_handled,
             "started_at": iso(self.started),
+            "ended_at": iso(self.ended) if ended else None,
+            "outcome": self.outcome if ended else None,
+            "duration_s": self.duration if ended else None,
+            "recording_id": self.recording_id,
         }
 
 
@@ -215,8 +229,8 @@ class ContactCentre:
             agent.until = start + self.rng.uniform(1, 60)
             self.agents[agent.id] = agent
         self.campaigns = {
-            c.id: c
-            for c in (
+            campaign.id: campaign
+            for campaign in (
                 Campaign(
                     self.uid(),
                     name,
@@ -231,6 +245,7 @@ class ContactCentre:
         self.queues = {q.id: q for q in (Queue(self.uid(), name) for name in QUEUES)}
         self.templates = [{"id": self.uid(), "name": n, "max_score": m} for n, m in TEMPLATES]
         self.calls: dict[str, Call] = {}
+        self.history: OrderedDict[str, Call] = OrderedDict()  # live and ended, by call id
         self.scorecards: list[dict] = []
         self.checks: list[dict] = []
         self.alerts: list[dict] = []
@@ -310,6 +325,7 @@ class ContactCentre:
             self.now,
         )
         self.calls[call.id] = call
+        self.remember(call)
         events = [
             (
                 "call.started",
@@ -339,6 +355,7 @@ class ContactCentre:
         self.calls.pop(call.id, None)
         duration = max(1, int(self.now - call.started))
         call.outcome = outcome or pick(r, CONNECTED_OUTCOMES)
+        call.ended, call.duration = self.now, duration
         campaign = self.campaigns.get(call.campaign_id or "")
         events = [
             (
@@ -424,6 +441,22 @@ class ContactCentre:
             )
         if call.agent_id and r.random() < 0.08:
             self.pending.append((later(5, 15), "coaching_alert", self.alert_data(call)))
+
+    def remember(self, call: Call):
+        self.history[call.id] = call
+        while len(self.history) > HISTORY:
+            self.history.popitem(last=False)
+
+    def call_history(self, since: str = "", agent_id: str | None = None) -> list[Call]:
+        """Calls started at or after `since` (one agent's, or all), newest first, at most 200."""
+        found = []
+        for call in reversed(self.history.values()):
+            if since and iso(call.started) < since:
+                continue
+            if agent_id is None or call.agent_id == agent_id:
+                found.append(call)
+        found.sort(key=lambda call: call.started, reverse=True)
+        return found[:200]
 
     def alert_data(self, call: Call | None = None):
         r = self.rng

@@ -12,12 +12,13 @@ import time
 
 import httpx
 
-from dashboard.aio import pause
+from dashboard.shared.aio import pause
 
 from .errors import AuthError, auth_error_parts
 
 log = logging.getLogger("dashboard.upstream.auth")
 REFRESH_AT = 0.8  # of the token's life
+RETRY_CAP_S = 1.5  # an auth provider that is down is tried again at least this often
 
 
 class AuthSession:
@@ -29,7 +30,8 @@ class AuthSession:
         password: str,
         client: httpx.AsyncClient,
         *,
-        max_backoff: float = 30.0,
+        max_backoff: float = RETRY_CAP_S,
+        on_organization=None,
     ):
         self._url = f"{auth_url.rstrip('/')}/auth/v1/token"
         self._anon_key = anon_key
@@ -37,6 +39,7 @@ class AuthSession:
         self._password = password
         self._client = client
         self._max_backoff = max_backoff
+        self._on_organization = on_organization  # told the organisation when it changes
         self._lock = asyncio.Lock()
         self._access: str | None = None
         self._refresh: str | None = None
@@ -147,5 +150,8 @@ class AuthSession:
         self._expires = now + life
         self._refresh_due = now + REFRESH_AT * life
         meta = (data.get("user") or {}).get("app_metadata") or {}
-        self.organization_id = meta.get("organization_id") or self.organization_id
+        organization_id = meta.get("organization_id") or self.organization_id
+        if organization_id != self.organization_id and self._on_organization:
+            self._on_organization(organization_id)
+        self.organization_id = organization_id
         self.role = meta.get("role") or self.role

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from .errors import ContractError
+from .fields import MAX_SCORE, NAME_LIMIT, boolean, integer, obj, score, string, text, timestamp
 
 AGENT_STATUSES = ("available", "ringing", "on_call", "wrap_up", "paused", "offline")
 CALL_STATES = ("ringing", "in_progress", "on_hold", "wrap_up")
@@ -20,60 +21,11 @@ WEBHOOK_EVENTS = (
     "coaching_alert",
 )
 REALTIME_EVENTS = ("agent.status", "call.started", "call.updated", "call.ended", "queue.stats")
-
-
-# ---- Field readers ------------------------------------------------------------------------
-def _obj(data, what="payload") -> dict:
-    if not isinstance(data, dict):
-        raise ContractError(f"{what} is not an object")
-    return data
-
-
-def _str(d: dict, key: str, *, optional=False, default=None):
-    value = d.get(key)
-    if value is None and optional:
-        return default
-    if not isinstance(value, str) or not value:
-        raise ContractError(f"{key} must be a non-empty string")
-    return value
-
-
-def _text(d: dict, key: str, default="") -> str:
-    value = d.get(key)
-    return value if isinstance(value, str) else default
-
-
-def _int(d: dict, key: str, *, default=None) -> int:
-    value = d.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ContractError(f"{key} must be a number")
-    return int(value)
-
-
-def _bool(d: dict, key: str, default=False) -> bool:
-    value = d.get(key, default)
-    if not isinstance(value, bool):
-        raise ContractError(f"{key} must be true or false")
-    return value
-
-
-def _time(d: dict, key: str, *, optional=False) -> datetime | None:
-    value = d.get(key)
-    if value is None and optional:
-        return None
-    if not isinstance(value, str):
-        raise ContractError(f"{key} must be an ISO 8601 time")
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise ContractError(f"{key} is not an ISO 8601 time") from None
-    if parsed.tzinfo is None:
-        raise ContractError(f"{key} has no time zone")
-    return parsed
+CALL_LIST_CAP = 200  # GET /calls?since= answers the newest calls, at most this many (contract 5)
 
 
 def _rows(body, *, envelope: bool, what: str) -> list:
-    rows = _obj(body, what).get("data") if envelope else body
+    rows = obj(body, what).get("data") if envelope else body
     if not isinstance(rows, list):
         raise ContractError(f"{what}: expected a list")
     return rows
@@ -114,6 +66,11 @@ class Call:
     state: str
     ai_handled: bool
     started_at: datetime | None
+    # GET /calls/{id} and the call history (contract 5): None while live, or not told
+    ended_at: datetime | None = None
+    outcome: str | None = None
+    duration_s: int | None = None
+    recording_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,117 +150,125 @@ class Delivery:
 
 
 def parse_agent_rest(d) -> Agent:  # GET /agent-status rows: camelCase
-    d = _obj(d, "agent")
+    d = obj(d, "agent")
     return Agent(
-        agent_id=_str(d, "agentId"),
-        name=_text(d, "name") or "Unnamed agent",
-        team=_text(d, "team"),
+        agent_id=string(d, "agentId"),
+        name=text(d, "name", limit=NAME_LIMIT) or "Unnamed agent",
+        team=text(d, "team", limit=NAME_LIMIT),
         status=agent_status_value(d.get("status")),
-        since=_time(d, "statusSince", optional=True),
-        call_id=_str(d, "callId", optional=True),
+        since=timestamp(d, "statusSince", optional=True),
+        call_id=string(d, "callId", optional=True),
     )
 
 
 def parse_call(d) -> Call:
-    d = _obj(d, "call")
+    d = obj(d, "call")
     return Call(
-        call_id=_str(d, "id"),
-        agent_id=_str(d, "agent_id", optional=True),
-        campaign_id=_str(d, "campaign_id", optional=True),
-        direction=_text(d, "direction", "outbound"),
-        state=_text(d, "state", "in_progress"),
-        ai_handled=_bool(d, "ai_handled"),
-        started_at=_time(d, "started_at", optional=True),
+        call_id=string(d, "id"),
+        agent_id=string(d, "agent_id", optional=True),
+        campaign_id=string(d, "campaign_id", optional=True),
+        direction=text(d, "direction", "outbound"),
+        state=text(d, "state", "in_progress"),
+        ai_handled=boolean(d, "ai_handled"),
+        started_at=timestamp(d, "started_at", optional=True),
+        ended_at=timestamp(d, "ended_at", optional=True),
+        outcome=string(d, "outcome", optional=True, limit=60),
+        duration_s=None if d.get("duration_s") is None else integer(d, "duration_s", low=0),
+        recording_id=string(d, "recording_id", optional=True),
     )
 
 
 def parse_campaign(d) -> Campaign:  # camelCase, like /agent-status
-    d = _obj(d, "campaign")
+    d = obj(d, "campaign")
     return Campaign(
-        id=_str(d, "id"),
-        name=_text(d, "name") or "Unnamed campaign",
-        status=_text(d, "status", "unknown"),
-        dial_mode=_text(d, "dialMode", "unknown"),
-        total_contacts=_int(d, "totalContacts", default=0),
-        dialed_contacts=_int(d, "dialedContacts", default=0),
-        connected_calls=_int(d, "connectedCalls", default=0),
-        appointments_booked=_int(d, "appointmentsBooked", default=0),
-        started_at=_time(d, "startedAt", optional=True),
+        id=string(d, "id"),
+        name=text(d, "name", limit=NAME_LIMIT) or "Unnamed campaign",
+        status=text(d, "status", "unknown"),
+        dial_mode=text(d, "dialMode", "unknown"),
+        total_contacts=integer(d, "totalContacts", default=0),
+        dialed_contacts=integer(d, "dialedContacts", default=0),
+        connected_calls=integer(d, "connectedCalls", default=0),
+        appointments_booked=integer(d, "appointmentsBooked", default=0),
+        started_at=timestamp(d, "startedAt", optional=True),
     )
 
 
 def parse_scorecard(d) -> Scorecard:
-    d = _obj(d, "scorecard")
+    d = obj(d, "scorecard")
     return Scorecard(
-        id=_str(d, "id"),
-        call_id=_str(d, "call_id", optional=True),
-        agent_id=_str(d, "agent_id", optional=True),
-        template_id=_str(d, "template_id", optional=True),
-        score=_int(d, "score"),
-        max_score=_int(d, "max_score"),
-        passed=_bool(d, "passed"),
-        scored_at=_time(d, "scored_at", optional=True),
+        id=string(d, "id"),
+        call_id=string(d, "call_id", optional=True),
+        agent_id=string(d, "agent_id", optional=True),
+        template_id=string(d, "template_id", optional=True),
+        score=score(d),
+        max_score=integer(d, "max_score", low=1, high=MAX_SCORE),
+        passed=boolean(d, "passed"),
+        scored_at=timestamp(d, "scored_at", optional=True),
     )
 
 
 def parse_template(d) -> Template:
-    d = _obj(d, "template")
-    return Template(id=_str(d, "id"), name=_text(d, "name"), max_score=_int(d, "max_score"))
+    d = obj(d, "template")
+    return Template(
+        id=string(d, "id"),
+        name=text(d, "name", limit=NAME_LIMIT),
+        max_score=integer(d, "max_score"),
+    )
 
 
 def parse_check(d) -> ComplianceCheck:
-    d = _obj(d, "compliance check")
+    d = obj(d, "compliance check")
     return ComplianceCheck(
-        id=_str(d, "id"),
-        call_id=_str(d, "call_id", optional=True),
-        agent_id=_str(d, "agent_id", optional=True),
-        rule=_str(d, "rule"),
-        passed=_bool(d, "passed"),
-        checked_at=_time(d, "checked_at", optional=True),
+        id=string(d, "id"),
+        call_id=string(d, "call_id", optional=True),
+        agent_id=string(d, "agent_id", optional=True),
+        rule=string(d, "rule", limit=120),
+        passed=boolean(d, "passed"),
+        checked_at=timestamp(d, "checked_at", optional=True),
     )
 
 
 def parse_alert(d) -> CoachingAlert:
-    d = _obj(d, "coaching alert")
+    d = obj(d, "coaching alert")
     severity = d.get("severity")
     return CoachingAlert(
-        id=_str(d, "alert_id"),
-        agent_id=_str(d, "agent_id", optional=True),
-        call_id=_str(d, "call_id", optional=True),
-        kind=_text(d, "kind", "other"),
+        id=string(d, "alert_id"),
+        agent_id=string(d, "agent_id", optional=True),
+        call_id=string(d, "call_id", optional=True),
+        kind=string(d, "kind", optional=True, default="other", limit=80),
         severity=severity if severity in ("info", "warning", "critical") else "info",
-        message=_text(d, "message"),
+        message=text(d, "message"),
     )
 
 
 def parse_ai(d) -> AiStatus:
-    d = _obj(d, "ai status")
+    d = obj(d, "ai status")
     caps = d.get("capabilities")
-    caps = tuple(c for c in caps if isinstance(c, str)) if isinstance(caps, list) else ()
-    return AiStatus(enabled=_bool(d, "enabled"), capabilities=caps)
+    caps = tuple(cap for cap in caps if isinstance(cap, str)) if isinstance(caps, list) else ()
+    return AiStatus(enabled=boolean(d, "enabled"), capabilities=caps)
 
 
 def parse_webhook(d) -> Webhook:
-    d = _obj(d, "webhook")
+    d = obj(d, "webhook")
     events = d.get("events")
     return Webhook(
-        id=_str(d, "id"),
-        name=_text(d, "name"),
-        url=_text(d, "url"),
+        id=string(d, "id"),
+        name=text(d, "name", limit=NAME_LIMIT),
+        url=text(d, "url"),
         events=tuple(events) if isinstance(events, list) else (),
-        secret=_text(d, "secret"),
+        secret=text(d, "secret"),
     )
 
 
 def parse_delivery(d) -> Delivery:
-    d = _obj(d, "delivery")
+    d = obj(d, "delivery")
     status = d.get("status_code")
     return Delivery(
-        id=_str(d, "id"),
-        event=_text(d, "event"),
-        attempt=_int(d, "attempt", default=1),
+        id=string(d, "id"),
+        event=text(d, "event"),
+        attempt=integer(d, "attempt", default=1),
         status_code=status if isinstance(status, int) and not isinstance(status, bool) else None,
-        sent_at=_time(d, "sent_at", optional=True),
+        sent_at=timestamp(d, "sent_at", optional=True),
     )
 
 
@@ -388,56 +353,56 @@ def _event_body(kind: str, d: dict):
     if kind == "agent.status":
         return AgentChanged(
             Agent(
-                agent_id=_str(d, "agent_id"),
-                name=_text(d, "name") or "Unnamed agent",
-                team=_text(d, "team"),
+                agent_id=string(d, "agent_id"),
+                name=text(d, "name", limit=NAME_LIMIT) or "Unnamed agent",
+                team=text(d, "team", limit=NAME_LIMIT),
                 status=agent_status_value(d.get("status")),
-                since=_time(d, "since", optional=True),
-                call_id=_str(d, "call_id", optional=True),
+                since=timestamp(d, "since", optional=True),
+                call_id=string(d, "call_id", optional=True),
             )
         )
     if kind == "call.started":
         return CallStarted(
             Call(
-                call_id=_str(d, "call_id"),
-                agent_id=_str(d, "agent_id", optional=True),
-                campaign_id=_str(d, "campaign_id", optional=True),
-                direction=_text(d, "direction", "outbound"),
+                call_id=string(d, "call_id"),
+                agent_id=string(d, "agent_id", optional=True),
+                campaign_id=string(d, "campaign_id", optional=True),
+                direction=text(d, "direction", "outbound"),
                 state="ringing",
-                ai_handled=_bool(d, "ai_handled"),
-                started_at=_time(d, "started_at", optional=True),
+                ai_handled=boolean(d, "ai_handled"),
+                started_at=timestamp(d, "started_at", optional=True),
             )
         )
     if kind == "call.updated":
         return CallUpdated(
-            call_id=_str(d, "call_id"),
-            state=_text(d, "state", "in_progress"),
-            agent_id=_str(d, "agent_id", optional=True),
+            call_id=string(d, "call_id"),
+            state=text(d, "state", "in_progress"),
+            agent_id=string(d, "agent_id", optional=True),
         )
     if kind == "call.ended":
         return CallEnded(
-            call_id=_str(d, "call_id"),
-            ended_at=_time(d, "ended_at", optional=True),
-            outcome=_text(d, "outcome", "unknown"),
-            duration_s=max(0, _int(d, "duration_s", default=0)),
+            call_id=string(d, "call_id"),
+            ended_at=timestamp(d, "ended_at", optional=True),
+            outcome=text(d, "outcome", "unknown"),
+            duration_s=max(0, integer(d, "duration_s", default=0)),
         )
     if kind == "queue.stats":
         return QueueStats(
-            queue_id=_str(d, "queue_id"),
-            name=_text(d, "name") or "Queue",
-            waiting=max(0, _int(d, "waiting", default=0)),
-            longest_wait_s=max(0, _int(d, "longest_wait_s", default=0)),
-            agents_available=max(0, _int(d, "agents_available", default=0)),
+            queue_id=string(d, "queue_id"),
+            name=text(d, "name", limit=NAME_LIMIT) or "Queue",
+            waiting=max(0, integer(d, "waiting", default=0)),
+            longest_wait_s=max(0, integer(d, "longest_wait_s", default=0)),
+            agents_available=max(0, integer(d, "agents_available", default=0)),
         )
     raise ContractError(f"unknown event {kind!r}")
 
 
 def parse_event(kind: str, data) -> Event:
-    d = _obj(data, kind)
+    d = obj(data, kind)
     return Event(
         kind=kind,
-        organization_id=_str(d, "organization_id"),
-        seq=_int(d, "seq"),
-        emitted_at=_time(d, "emitted_at"),
+        organization_id=string(d, "organization_id"),
+        seq=integer(d, "seq"),
+        emitted_at=timestamp(d, "emitted_at"),
         body=_event_body(kind, d),
     )

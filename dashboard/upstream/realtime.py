@@ -15,7 +15,7 @@ from typing import Protocol
 
 import socketio
 
-from dashboard.aio import pause
+from dashboard.shared.aio import pause
 
 from . import contract as c
 from .auth import AuthSession
@@ -23,6 +23,15 @@ from .errors import AuthError, ConfigError, ContractError
 from .rest import RestClient
 
 log = logging.getLogger("dashboard.upstream.realtime")
+# Reconnects back off with jitter up to this, however long the outage: a supervisor sees
+# "disconnected" until the next try, so the dashboard is back within a try and a reload of
+# the service answering again. One client per organisation: about one try a second.
+RECONNECT_CAP_S = 1.5
+
+
+class DeadToken(ConnectionError):
+    """The service refused the socket's token (it restarted, or revoked it): renewed, the
+    next try goes at once."""
 
 
 class Sink(Protocol):
@@ -62,7 +71,7 @@ class Bridge:
         rest: RestClient,
         sink: Sink,
         *,
-        max_backoff: float = 30.0,
+        max_backoff: float = RECONNECT_CAP_S,
         config_backoff: float = 60.0,
     ):
         self.url = url
@@ -97,11 +106,17 @@ class Bridge:
 
     async def _supervise(self, stop: asyncio.Event):
         delay = 0.5
+        retried = False  # a dead token's one try at once
         while not stop.is_set():
             wait = None
             self.live = False
             try:
                 await self._follow(stop)
+            except DeadToken as exc:
+                self.sink.status("disconnected", str(exc))
+                if not retried:
+                    retried = True
+                    continue
             except (ConfigError, AuthError) as exc:
                 permanent = isinstance(exc, ConfigError) or exc.permanent
                 self.sink.status("config_error" if permanent else "disconnected", str(exc))
@@ -111,7 +126,7 @@ class Bridge:
                 self.sink.status("disconnected", f"{type(exc).__name__}: {exc}")
             self.joined = False
             if self.live:  # the session got through: a new outage backs off from the start
-                delay = 0.5
+                delay, retried = 0.5, False
             wait = wait or random.uniform(delay / 2, delay)
             delay = min(delay * 2, self.max_backoff)
             await pause(stop, wait)
@@ -142,6 +157,7 @@ class Bridge:
                 said = refusals[-1] if refusals else None
                 if isinstance(said, dict) and said.get("message") == "unauthorized":
                     await self.session.invalidate(await self.session.token())
+                    raise DeadToken("the service refused the token; renewing it") from None
                 raise ConnectionError(
                     f"the service refused the realtime connection: {said}"
                 ) from None

@@ -113,6 +113,37 @@ class RestClient:
     async def ai_status(self) -> c.AiStatus:
         return c.parse_ai(await self._get("/ai"))
 
+    # ---- Call history (contract 5) ----------------------------------------------------------
+    async def calls(self, *, since: datetime, agent_id: str | None = None) -> list[c.Call]:
+        """Calls started since `since` (one agent's, or all), newest first, at most 200."""
+        body = await self._get("/calls", agent_id=agent_id, since=_iso(since))
+        return [] if body is None else c.calls_from(body)
+
+    async def day_calls(
+        self, *, since: datetime, agent_ids=()
+    ) -> tuple[list[c.Call], datetime | None]:
+        """Every call since `since` the call history gives, and the time before which the
+        answer may still lack calls (None: complete). The list holds the newest 200 calls
+        only: when it is full, each agent's own list is read too (four at a time), which
+        finds the agents' older calls; older AI calls (no agent) stay out of reach."""
+        calls = await self.calls(since=since)
+        if len(calls) < c.CALL_LIST_CAP:
+            return calls, None
+        found = {x.call_id: x for x in calls}
+        partial = _oldest(calls, since)
+        gate = asyncio.Semaphore(4)
+
+        async def agents_calls(agent_id):
+            async with gate:
+                return await self.calls(since=since, agent_id=agent_id)
+
+        for rows in await asyncio.gather(*map(agents_calls, agent_ids)):
+            for x in rows:
+                found.setdefault(x.call_id, x)
+            if len(rows) >= c.CALL_LIST_CAP:
+                partial = max(partial, _oldest(rows, since))
+        return list(found.values()), partial
+
     async def create_webhook(
         self, name: str, url: str, events=c.WEBHOOK_EVENTS, headers: dict | None = None
     ) -> c.Webhook:
@@ -129,6 +160,11 @@ class RestClient:
     async def replay(self, webhook_id: str, delivery_id: str) -> bool:
         path = f"/webhooks/outbound/{webhook_id}/deliveries/{delivery_id}/replay"
         return await self.request("POST", path) is not None
+
+
+def _oldest(calls: list[c.Call], since: datetime) -> datetime:
+    """When the oldest of `calls` started: the list is complete from there on."""
+    return min((x.started_at for x in calls if x.started_at), default=since)
 
 
 def _iso(when: datetime | None) -> str | None:
@@ -159,9 +195,12 @@ def _retry_after(r: httpx.Response) -> float:
         return 1.0
 
 
-def from_settings(client: httpx.AsyncClient) -> RestClient:
-    """The configured service user's REST client (its session is `.session`)."""
+def from_settings(client: httpx.AsyncClient, **options) -> RestClient:
+    """The configured service user's REST client (its session is `.session`); `options`
+    as RestClient's (attempts, timeout)."""
     from django.conf import settings
+
+    from .webhooks import remember_organization
 
     session = AuthSession(
         settings.UPSTREAM_AUTH_URL,
@@ -169,7 +208,7 @@ def from_settings(client: httpx.AsyncClient) -> RestClient:
         settings.UPSTREAM_EMAIL,
         settings.UPSTREAM_PASSWORD,
         client,
+        on_organization=remember_organization,
     )
-    return RestClient(
-        settings.UPSTREAM_BASE_URL, session, client, timeout=settings.UPSTREAM_REST_TIMEOUT_S
-    )
+    options.setdefault("timeout", settings.UPSTREAM_REST_TIMEOUT_S)
+    return RestClient(settings.UPSTREAM_BASE_URL, session, client, **options)

@@ -8,14 +8,34 @@ configured secret, so two may be valid during a rotation.
 import hashlib
 import hmac
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+
+from django.core.cache import cache
 
 from . import contract as c
+from . import fields
 from .errors import ContractError
 
 EVENT_HEADER = "X-Webhook-Event"
 SIGNATURE_HEADER = "X-Webhook-Signature"
 PREFIX = "sha256="
+MAX_CALL_S = 86_400  # a call longer than a day is a wrong number, not a call
+FUTURE_SKEW = timedelta(minutes=5)  # clocks differ a little; a call dated 2099 is wrong
+
+
+# The organisation this dashboard serves, as the service user's sign-in names it. The
+# bridge remembers it where every web process reads it; a delivery naming another is
+# refused (spec 1.2: one organisation's data never reaches another's screens).
+ORGANIZATION_KEY = "upstream:organization"
+
+
+def remember_organization(organization_id: str):
+    cache.set(ORGANIZATION_KEY, organization_id, None)
+
+
+def known_organization() -> str | None:
+    """None until the bridge has signed in once (with Redis: any bridge, ever)."""
+    return cache.get(ORGANIZATION_KEY)
 
 
 def signature(secret: str, body: bytes) -> str:
@@ -40,18 +60,22 @@ class Envelope:
     data: dict
 
 
-def parse_envelope(payload) -> Envelope:
-    d = c._obj(payload, "delivery")
-    event = c._str(d, "event")
+def parse_envelope(payload, received_at: datetime) -> Envelope:
+    """The delivery's envelope; `created_at` may not be later than it arrived (with a little
+    skew), or a record would count on a day still to come."""
+    d = fields.obj(payload, "delivery")
+    event = fields.string(d, "event")
     if event not in c.WEBHOOK_EVENTS:
         raise ContractError(f"unknown webhook event {event!r}")
-    data = d.get("data")
+    created_at = fields.timestamp(d, "created_at", optional=True)
+    if created_at and created_at > received_at + FUTURE_SKEW:
+        raise ContractError(f"created_at {created_at.isoformat()} is after it was received")
     return Envelope(
-        id=c._str(d, "id"),
+        id=fields.string(d, "id"),
         event=event,
-        organization_id=c._text(d, "organization_id"),
-        created_at=c._time(d, "created_at", optional=True),
-        data=c._obj(data, "data"),
+        organization_id=fields.text(d, "organization_id", limit=fields.ID_LIMIT),
+        created_at=created_at,
+        data=fields.obj(d.get("data"), "data"),
     )
 
 
@@ -84,48 +108,45 @@ class ComplianceChecked:
 
 
 def _opt(d, key):
-    return c._str(d, key, optional=True)
+    return fields.string(d, key, optional=True)
 
 
 def parse_data(event: str, d: dict):
     """The typed `data` of one event (the transcript of call_completed is not kept)."""
     if event == "call_completed":
         return CallCompleted(
-            c._str(d, "call_id"),
+            fields.string(d, "call_id"),
             _opt(d, "agent_id"),
             _opt(d, "campaign_id"),
-            c._text(d, "outcome", "unknown"),
-            max(0, c._int(d, "duration_s", default=0)),
+            fields.string(d, "outcome", optional=True, default="unknown", limit=60),
+            fields.integer(d, "duration_s", default=0, low=0, high=MAX_CALL_S),
         )
     if event == "appointment_booked":
         return AppointmentBooked(
-            c._str(d, "appointment_id"),
+            fields.string(d, "appointment_id"),
             _opt(d, "call_id"),
             _opt(d, "campaign_id"),
             _opt(d, "agent_id"),
-            c._time(d, "starts_at", optional=True),
+            fields.timestamp(d, "starts_at", optional=True),
         )
     if event == "qa_scored":
-        max_score = c._int(d, "max_score")
-        if max_score <= 0:
-            raise ContractError("max_score must be positive")
         return c.Scorecard(  # the REST row's shape; the delivery's time is when it was scored
-            id=c._str(d, "scorecard_id"),
+            id=fields.string(d, "scorecard_id"),
             call_id=_opt(d, "call_id"),
             agent_id=_opt(d, "agent_id"),
             template_id=_opt(d, "template_id"),
-            score=c._int(d, "score"),
-            max_score=max_score,
-            passed=c._bool(d, "passed"),
+            score=fields.score(d),
+            max_score=fields.integer(d, "max_score", low=1, high=fields.MAX_SCORE),
+            passed=fields.boolean(d, "passed"),
             scored_at=None,
         )
     if event == "compliance_checked":
         return ComplianceChecked(
-            c._str(d, "check_id"),
+            fields.string(d, "check_id"),
             _opt(d, "call_id"),
             _opt(d, "agent_id"),
-            c._str(d, "rule"),
-            c._bool(d, "passed"),
-            c._text(d, "details"),
+            fields.string(d, "rule", limit=120),
+            fields.boolean(d, "passed"),
+            fields.text(d, "details"),
         )
     return c.parse_alert(d)

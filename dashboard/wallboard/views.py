@@ -11,7 +11,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from dashboard.accounts.roles import MANAGER, role_required
-from dashboard.live.models import Thresholds
+from dashboard.live.browser import browser_config
 
 from .build import build_id
 from .forms import LinkForm, initial
@@ -35,13 +35,9 @@ def board(request, token):
             "link": link,
             "token": token,
             "panels": PANELS,
-            "config": {
-                "thresholds": Thresholds.current().for_browser(),
-                "sort": "state",
-                "panels": link.panels,
-                "rotation_s": link.rotation_s,
-                "build": build_id(),
-            },
+            "config": browser_config(
+                sort="state", panels=link.panels, rotation_s=link.rotation_s, build=build_id()
+            ),
         },
     )
     response["Referrer-Policy"] = "no-referrer"  # the token stays out of Referer headers

@@ -4,12 +4,14 @@
  * rows. Timers tick from the `data-since` timestamps in the markup, so the server never
  * sends a message just because a second passed. One interval drives every timer.
  */
-(function () {
+(() => {
   "use strict";
 
-  const STALE_AFTER_S = 10;  // no message for this long: the screen says so
-  const STATE_ORDER = ["available", "ringing", "on_call", "wrap_up", "paused", "offline", "unknown"];
+  // The limits, labels and close codes come from the server (dashboard/live/browser.py).
   const config = JSON.parse(document.getElementById("live-config")?.textContent || "{}");
+  const STALE_AFTER_S = config.stale_after_s; // no message for this long: the screen says so
+  const STATE_ORDER = Object.keys(config.states);
+  const CLOSED_FOR_GOOD = Object.values(config.close); // htmx does not retry these
   const thresholds = config.thresholds || {};
   const conn = document.getElementById("conn");
   const socketElt = document.querySelector("[ws-connect]");
@@ -53,7 +55,7 @@
     return elt.dataset.limit ? setLevel(elt, level(s, thresholds[elt.dataset.limit], false)) : 0;
   }
   function showTimes(root) {
-    let breaches = root.dataset && root.dataset.since ? showTime(root) : 0;
+    let breaches = root.dataset?.since ? showTime(root) : 0;
     for (const elt of root.querySelectorAll("[data-since]")) breaches += showTime(elt);
     return breaches;
   }
@@ -63,7 +65,7 @@
     for (const elt of document.querySelectorAll("[data-value][data-limit]")) {
       const limits = thresholds[elt.dataset.limit];
       const value = elt.dataset.value === "" ? null : Number(elt.dataset.value);
-      breaches += setLevel(elt, level(value, limits, limits && limits.low_is_bad));
+      breaches += setLevel(elt, level(value, limits, limits?.low_is_bad));
     }
     const badge = document.getElementById("breaches");
     if (badge) {
@@ -91,7 +93,7 @@
     } else if (upState !== "connected") {
       state = "upstream";
       const since = upstream && Date.parse(upstream.dataset.since);
-      text = "Upstream disconnected" + (since ? ` since ${hhmmss(new Date(since))}` : "");
+      text = `Upstream disconnected${since ? ` since ${hhmmss(new Date(since))}` : ""}`;
     } else if (age !== null && age > STALE_AFTER_S) {
       state = "stale";
       text = `No update for ${Math.floor(age)} s`;
@@ -115,14 +117,16 @@
       team: p.get("team") || "",
       state: p.get("state") || "",
       q: (p.get("q") || "").trim().toLowerCase(),
-      sort: p.get("sort") || config.sort || "",  // a wallboard's config sorts by state
+      sort: p.get("sort") || config.sort || "", // a wallboard's config sorts by state
       density: p.get("density") || "",
     };
   }
   function matches(tile, f) {
-    return (!f.team || tile.dataset.team === f.team)
-      && (!f.state || tile.dataset.state === f.state)
-      && (!f.q || (tile.dataset.name || "").toLowerCase().includes(f.q));
+    return (
+      (!f.team || tile.dataset.team === f.team) &&
+      (!f.state || tile.dataset.state === f.state) &&
+      (!f.q || (tile.dataset.name || "").toLowerCase().includes(f.q))
+    );
   }
   function applyFilter(tile, f) {
     const hide = !matches(tile, f);
@@ -148,11 +152,12 @@
     const mode = filters().sort;
     const tiles = [...grid.querySelectorAll(".agent")];
     const name = (t) => t.dataset.order || t.dataset.name || "";
-    const key = mode === "time"
-      ? (t) => Date.parse(t.dataset.since) || 0   // longest in state first
-      : mode === "state"
-        ? (t) => `${STATE_ORDER.indexOf(t.dataset.state) + 1}${name(t)}`
-        : name;
+    const key =
+      mode === "time"
+        ? (t) => Date.parse(t.dataset.since) || 0 // longest in state first
+        : mode === "state"
+          ? (t) => `${STATE_ORDER.indexOf(t.dataset.state) + 1}${name(t)}`
+          : name;
     const sorted = [...tiles].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
     // CSS order, not DOM moves: no reflow of the subtree, one style write per changed tile.
     sorted.forEach((tile, i) => {
@@ -181,7 +186,7 @@
   document.body.addEventListener("htmx:oobErrorNoTarget", (e) => {
     // A row the page has not seen yet: the fragment names the list it belongs to.
     const elt = e.detail.content;
-    const list = elt && elt.dataset && elt.dataset.into && document.getElementById(elt.dataset.into);
+    const list = elt?.dataset?.into && document.getElementById(elt.dataset.into);
     if (list) {
       list.appendChild(elt);
       showTimes(elt);
@@ -190,20 +195,23 @@
     }
   });
   document.body.addEventListener("htmx:oobAfterSwap", (e) => {
-    const elt = e.target;  // the new element; e.detail.target is the one it replaced
-    if (elt.nodeType === 1) showTimes(elt);  // a new row shows its time at once
+    const elt = e.target; // the new element; e.detail.target is the one it replaced
+    if (elt.nodeType === 1) showTimes(elt); // a new row shows its time at once
     if (elt.id === "agents") applyFilters();
-    else if (elt.classList && elt.classList.contains("agent")) {
-      elt.style.order = e.detail.target.style.order;  // keep its place until the next sort
+    else if (elt.classList?.contains("agent")) {
+      elt.style.order = e.detail.target.style.order; // keep its place until the next sort
       applyFilter(elt, filters());
       sortDirty = true;
     }
   });
   if (socketElt) {
-    socketElt.addEventListener("htmx:wsOpen", () => { socketState = "open"; showFreshness(); });
+    socketElt.addEventListener("htmx:wsOpen", () => {
+      socketState = "open";
+      showFreshness();
+    });
     socketElt.addEventListener("htmx:wsClose", (e) => {
       const code = e.detail.event.code;
-      socketState = code === 4401 || code === 4403 ? "signed-out" : "closed";
+      socketState = CLOSED_FOR_GOOD.includes(code) ? "signed-out" : "closed";
       showFreshness();
     });
     socketElt.addEventListener("htmx:wsAfterMessage", () => {
@@ -234,5 +242,8 @@
   applyFilters();
   tick();
   showClock();
-  setInterval(() => { tick(); showClock(); }, 1000);
+  setInterval(() => {
+    tick();
+    showClock();
+  }, 1000);
 })();

@@ -4,7 +4,7 @@
  * by the chart's data-source); a push that replaces that JSON redraws the chart. Nothing
  * here computes a figure.
  */
-(function () {
+(() => {
   "use strict";
 
   /* ---- "As of": the stale badge appears past twice the refresh interval ---- */
@@ -60,18 +60,21 @@
   const FILLS = ["rgba(59,130,246,.35)", "rgba(245,158,11,.35)", "rgba(16,185,129,.35)"];
   const AXES = { calls: "calls", "%": "%", s: "seconds" };
   const hhmm = uPlot.fmtDate("{HH}:{mm}");
-  const fromZero = (u, min, max) => [0, max > 0 ? Math.ceil(max * 1.1) : 1];  // counts, seconds
+  const fromZero = (_u, _min, max) => [0, max > 0 ? Math.ceil(max * 1.1) : 1]; // counts, seconds
 
   function drawChart(elt) {
     const source = document.getElementById(elt.dataset.source);
     if (!source) return;
     const text = source.textContent;
-    if (elt.dataset.drawn === text && elt.firstChild) return;  // already shows this data
+    if (elt.dataset.drawn === text && elt.firstChild) return; // already shows this data
     elt.dataset.drawn = text;
-    if (elt.plot) { elt.plot.destroy(); elt.plot = null; }
+    if (elt.plot) {
+      elt.plot.destroy();
+      elt.plot = null;
+    }
     elt.replaceChildren();
     const d = JSON.parse(text);
-    const mid = d.x.map((t) => t + d.step_s / 2);  // bars sit on the middle of their interval
+    const mid = d.x.map((t) => t + d.step_s / 2); // bars sit on the middle of their interval
     const first = d.x[0];
     const last = d.x[d.x.length - 1] + d.step_s;
     if (!d.x.length) {
@@ -81,10 +84,16 @@
       elt.appendChild(p);
       return;
     }
-    const tzDate = (ts) => uPlot.tzDate(new Date(ts * 1e3), d.tz);  // the organisation's zone
+    const tzDate = (ts) => uPlot.tzDate(new Date(ts * 1e3), d.tz); // the organisation's zone
     const ink = getComputedStyle(document.body).color;
     const grid = { stroke: "rgba(128,128,128,.2)" };
     const scales = [...new Set(d.series.map((s) => s.scale))];
+    // Last week's series (`dash`) take the colour of the series they follow (`like`).
+    const colour = [];
+    let next = 0;
+    d.series.forEach((s, i) => {
+      colour[i] = s.dash ? colour[s.like] : next++;
+    });
     const opts = {
       width: Math.max(elt.clientWidth, 300),
       height: Number(elt.dataset.height) || 220,
@@ -96,19 +105,31 @@
         x: { time: true, range: () => [first, Math.max(last, first + 8 * d.step_s)] },
         ...Object.fromEntries(scales.map((s) => [s, { range: s === "%" ? [0, 100] : fromZero }])),
       },
-      series: [{}, ...d.series.map((s, i) => ({
-        label: s.label,
-        scale: s.scale,
-        stroke: COLOURS[i % COLOURS.length],
-        width: 2,
-        fill: s.kind === "bars" ? FILLS[i % FILLS.length] : undefined,
-        paths: s.kind === "bars" ? uPlot.paths.bars({ size: [0.7, 40] }) : undefined,
-        points: { show: s.kind !== "bars", size: 5 },
-      }))],
+      series: [
+        {},
+        ...d.series.map((s, i) => ({
+          label: s.label,
+          scale: s.scale,
+          stroke: COLOURS[colour[i] % COLOURS.length],
+          width: s.dash ? 1.5 : 2,
+          dash: s.dash ? [6, 4] : undefined,
+          fill: s.kind === "bars" ? FILLS[colour[i] % FILLS.length] : undefined,
+          paths: s.kind === "bars" ? uPlot.paths.bars({ size: [0.7, 40] }) : undefined,
+          points: { show: s.kind !== "bars" && !s.dash, size: 5 },
+        })),
+      ],
       axes: [
-        { stroke: ink, grid, space: 60, values: (u, splits) => splits.map((t) => hhmm(tzDate(t))) },
+        {
+          stroke: ink,
+          grid,
+          space: 60,
+          values: (_u, splits) => splits.map((t) => hhmm(tzDate(t))),
+        },
         ...scales.map((s, i) => ({
-          scale: s, stroke: ink, side: i === 0 ? 3 : 1, label: AXES[s] || s,
+          scale: s,
+          stroke: ink,
+          side: i === 0 ? 3 : 1,
+          label: AXES[s] || s,
           grid: i === 0 ? grid : { show: false },
         })),
       ],
@@ -120,13 +141,14 @@
   }
   window.addEventListener("resize", () => {
     for (const elt of document.querySelectorAll(".chart[data-source]")) {
-      if (elt.plot) elt.plot.setSize({ width: Math.max(elt.clientWidth, 300), height: elt.plot.height });
+      if (elt.plot)
+        elt.plot.setSize({ width: Math.max(elt.clientWidth, 300), height: elt.plot.height });
     }
   });
 
   /* ---- Pushes replace fragments: redraw, resort, recheck ---- */
   document.body.addEventListener("htmx:oobAfterSwap", (e) => {
-    const elt = e.target;  // chart data, or a body with charts, summaries or a table
+    const elt = e.target; // chart data, or a body with charts, summaries or a table
     if (elt.nodeType !== 1) return;
     if (elt.tagName !== "SCRIPT" && !elt.querySelector(".chart, .asof, table.sortable")) return;
     drawCharts();

@@ -4,33 +4,37 @@
  * state, covers the screen with "data stale since" when nothing fresh arrives, says why
  * a link stopped working, and reloads the page when the server runs a new build.
  */
-(function () {
+(() => {
   "use strict";
 
-  const STALE_AFTER_S = 10;
-  const TILE_RATIO = 5;  // width / height of an agent tile: icon, name and timer on one line
-  const BIG_NUMBERS = ".kpi .value, .qrow strong, .wb-alerts-total";
   const config = JSON.parse(document.getElementById("live-config").textContent);
+  const STALE_AFTER_S = config.stale_after_s; // dashboard/live/browser.py
+  const TILE_RATIO = 5; // width / height of an agent tile: icon, name and timer on one line
+  const BIG_NUMBERS = ".kpi .value, .qrow strong, .wb-alerts-total";
   const socketElt = document.querySelector("[ws-connect]");
-  const panels = [...document.querySelectorAll(".wb-panel")]
-    .filter((p) => config.panels.includes(p.dataset.panel));
-  const stateNames = {
-    available: "Available", ringing: "Ringing", on_call: "On call", wrap_up: "Wrap-up",
-    paused: "Paused", offline: "Offline", unknown: "Unknown",
-  };
+  const panels = [...document.querySelectorAll(".wb-panel")].filter((p) =>
+    config.panels.includes(p.dataset.panel),
+  );
+  const stateNames = config.states;
   let current = 0;
-  let lastMessageAt = Date.now();  // page load counts: a feed that never answers goes stale too
-  let finished = false;  // the link was closed, or a reload is under way: nothing more to show
-  let upstreamLostAt = null;  // while the dashboard is cut off from the service
+  let lastMessageAt = Date.now(); // page load counts: a feed that never answers goes stale too
+  let finished = false; // the link was closed, or a reload is under way: nothing more to show
+  let upstreamLostAt = null; // while the dashboard is cut off from the service
 
   function hhmmss(ms) {
-    return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    return new Date(ms).toLocaleTimeString([], {
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
   }
 
   /* ---- Rotation ---- */
   function show(index) {
     current = index;
-    panels.forEach((panel, i) => { panel.hidden = i !== index; });
+    panels.forEach((panel, i) => {
+      panel.hidden = i !== index;
+    });
     const panel = panels[index];
     document.getElementById("wb-panel-title").textContent = panel ? panel.dataset.title : "";
     document.getElementById("wb-dots").textContent =
@@ -49,7 +53,7 @@
     const grid = document.getElementById("agents");
     if (!section || !grid || section.hidden) return;
     const count = grid.childElementCount;
-    if (!count || (count === fittedCount && !resized)) return;  // sizes are read only when needed
+    if (!count || (count === fittedCount && !resized)) return; // sizes are read only when needed
     fittedCount = count;
     const area = section.querySelector(".wb-grid");
     const width = area.clientWidth;
@@ -117,7 +121,10 @@
       upstreamLostAt = Math.min(now, Date.parse(upstream.dataset.since) || now);
     }
     if (upstreamLostAt !== null && now - upstreamLostAt > STALE_AFTER_S * 1000) {
-      return { since: upstreamLostAt, why: "The dashboard has lost the call-centre service: reconnecting…" };
+      return {
+        since: upstreamLostAt,
+        why: "The dashboard has lost the call-centre service: reconnecting…",
+      };
     }
     return null;
   }
@@ -138,17 +145,18 @@
       lastMessageAt = Date.now();
       const build = document.getElementById("build");
       if (build && build.dataset.build !== config.build) {
-        if (!finished) location.reload();  // a new deploy: take its page and script, once
+        if (!finished) location.reload(); // a new deploy: take its page and script, once
         finished = true;
         return;
       }
       showStale();
     });
     socketElt.addEventListener("htmx:wsClose", (e) => {
-      if (e.detail.event.code !== 4403) return;  // htmx reconnects by itself otherwise
+      if (e.detail.event.code !== config.close.forbidden) return; // else htmx reconnects
       finished = true;
       const notice = document.getElementById("wallboard-closed");
-      if (notice.hidden) {  // closed without a reason sent first
+      if (notice.hidden) {
+        // closed without a reason sent first
         notice.className = "wb-closed";
         notice.hidden = false;
         notice.innerHTML = "";
@@ -161,10 +169,15 @@
   }
 
   document.body.addEventListener("htmx:oobAfterSwap", (e) => {
-    if (e.target.id === "kpis" || e.target.id === "wb-alerts") fitNumbers();  // not per agent tile
+    if (e.target.id === "kpis" || e.target.id === "wb-alerts") fitNumbers(); // not per agent tile
   });
   window.addEventListener("resize", () => fitGrid(true));
   show(0);
-  setInterval(() => { fitGrid(false); fitNumbers(); showLegend(); showStale(); }, 1000);
+  setInterval(() => {
+    fitGrid(false);
+    fitNumbers();
+    showLegend();
+    showStale();
+  }, 1000);
   showLegend();
 })();

@@ -1,9 +1,18 @@
 import io
 
 import pytest
-from django.contrib.auth import authenticate
+from django.contrib.auth import authenticate as django_authenticate
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
+from django.test import RequestFactory
+
+
+def authenticate(**credentials):
+    """As the sign-in form does: with its request (django-axes needs one)."""
+    return django_authenticate(RequestFactory().post("/accounts/login/"), **credentials)
+
+
+pytestmark = pytest.mark.usefixtures("role_groups")
 
 
 def run(*args):
@@ -43,3 +52,10 @@ def test_it_refuses_a_short_password(db):
 def test_it_refuses_an_unknown_role(db):
     with pytest.raises(CommandError):
         run("gina", "--role", "admin", "--password", "long-enough-1")
+
+
+@pytest.mark.parametrize("password", ["password", "12345678", "3141592653589"])
+def test_it_refuses_a_common_or_numeric_password(db, password):
+    with pytest.raises(CommandError, match="too common|entirely numeric"):
+        run("hal", "--role", "manager", "--password", password)
+    assert not User.objects.filter(username="hal").exists()

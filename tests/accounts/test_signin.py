@@ -2,7 +2,7 @@ import re
 
 from django.contrib.auth.models import User
 
-from tests.conftest import PASSWORD
+from dashboard.testing.people import PASSWORD
 
 
 def test_it_shows_the_signin_page(db, client):

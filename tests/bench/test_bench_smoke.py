@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from tests.servers import ROOT
+from dashboard.testing.processes import ROOT
 
 REQUIRED = {
     "agents",

@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from tests.servers import screenshot, sign_in, start_dashboard
+from dashboard.testing.browsers import screenshot, sign_in
+from dashboard.testing.servers import start_dashboard
 
 XSS = "<img src=x onerror=alert(1)>"
 

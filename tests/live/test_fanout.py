@@ -8,7 +8,7 @@ from channels.layers import get_channel_layer
 from django.core.cache import cache
 
 from dashboard.live.feed import GROUP
-from tests.live.test_socket_signin import socket_for
+from dashboard.testing.sockets import socket_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

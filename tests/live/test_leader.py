@@ -10,7 +10,7 @@ from django.core.cache import cache
 from dashboard.live.feed import SNAPSHOT_KEY, LiveFeed
 from dashboard.live.leader import Lease, lead
 from dashboard.live.state import Changes, LiveState
-from tests.simulator_process import free_port
+from dashboard.testing.processes import await_until, free_port
 
 KEY = "dashboard:bridge-leader:test"
 TTL = 3.0
@@ -32,26 +32,19 @@ class Worker:
             self.stopped_at = time.monotonic()
 
 
-async def wait_until(predicate, timeout):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.05)
-
-
 async def test_it_lets_one_bridge_work_and_hands_over_on_a_clean_stop(redis_url):
     client = redis.Redis.from_url(redis_url)
     board, stops, runs = [], [asyncio.Event(), asyncio.Event()], []
     for name, stop in zip("ab", stops, strict=True):
         runs.append(asyncio.ensure_future(lead(Worker(name, board), stop, Lease(client, KEY))))
-    await wait_until(lambda: board, 5)
+    await await_until(lambda: board, 5)
     first = board[0]
     for _ in range(20):  # a few renewals: still exactly the one
         await asyncio.sleep(0.2)
         assert board == [first]
     stops["ab".index(first)].set()
     stopped = time.monotonic()
-    await wait_until(lambda: board and board[0] != first, 5)
+    await await_until(lambda: board and board[0] != first, 5)
     assert time.monotonic() - stopped < 2.5  # released, not left to lapse
     stops[0].set(), stops[1].set()
     await asyncio.gather(*runs)
@@ -64,10 +57,10 @@ async def test_it_stops_a_leader_whose_lease_was_taken(redis_url):
     board, stop = [], asyncio.Event()
     worker = Worker("a", board)
     run = asyncio.ensure_future(lead(worker, stop, Lease(client, KEY, ttl=TTL)))
-    await wait_until(lambda: board, 5)
+    await await_until(lambda: board, 5)
     await client.set(KEY, "another bridge", px=int(TTL * 1000))
     taken = time.monotonic()
-    await wait_until(lambda: not board, 5)
+    await await_until(lambda: not board, 5)
     assert worker.stopped_at - taken < TTL
     await asyncio.sleep(0.5)
     assert board == [] and await client.get(KEY) == b"another bridge"  # it follows now
@@ -82,10 +75,10 @@ async def test_it_stops_working_before_its_lease_lapses_when_redis_stalls(redis_
     worker = Worker("a", board)
     lease = Lease(client, KEY, ttl=TTL)
     run = asyncio.ensure_future(lead(worker, stop, lease))
-    await wait_until(lambda: board, 5)
+    await await_until(lambda: board, 5)
     admin = redis.Redis.from_url(redis_url)
     await admin.execute_command("CLIENT", "PAUSE", int(TTL * 2000), "ALL")  # renewals hang
-    await wait_until(lambda: not board, TTL * 2)
+    await await_until(lambda: not board, TTL * 2)
     assert worker.stopped_at < lease.valid_until  # fenced while the lease was still ours
     stop.set()
     await run

@@ -5,9 +5,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from dashboard.testing.feeds import running_feed
+from dashboard.testing.sockets import socket_for
 from dashboard.upstream import contract as c
-from tests.live.running_feed import running_feed
-from tests.live.test_socket_signin import socket_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 T0 = datetime.now(UTC)
@@ -115,7 +115,7 @@ async def test_it_ignores_whatever_a_browser_sends(feed, carol):
 
 async def test_it_closes_browsers_with_1012_when_the_server_restarts(feed, alice):
     from dashboard.live import fanout
-    from tests.live.test_socket_signin import socket_for
+    from dashboard.testing.sockets import socket_for
 
     live = await connect(alice)
     await live.receive_from(timeout=2)

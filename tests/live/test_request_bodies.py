@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.live.raw_socket import RawSocket
-from tests.servers import start_dashboard
+from dashboard.testing.raw_socket import RawSocket
+from dashboard.testing.servers import start_dashboard
+from dashboard.testing.simulator import start_simulator
 
 BODY_TIMEOUT_S = 2
 LIMIT = 1024 * 1024  # the default REQUEST_BODY_MAX_BYTES
@@ -18,8 +19,6 @@ LIMIT = 1024 * 1024  # the default REQUEST_BODY_MAX_BYTES
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from tests.simulator_process import start_simulator
-
     sim = start_simulator("--faults", "--seed", 7)
     env = {"REQUEST_BODY_TIMEOUT_S": str(BODY_TIMEOUT_S)}
     server = start_dashboard(sim, tmp_path_factory.mktemp("bodies"), env)

@@ -7,17 +7,21 @@ import contextlib
 import os
 import re
 import struct
-import subprocess
-import sys
 import threading
 import time
 
 import httpx
 import pytest
 
-from tests.live.raw_socket import CLOSE, RawSocket
-from tests.servers import ROOT, DashboardServer, start_dashboard
-from tests.simulator_process import free_port
+from dashboard.testing.processes import free_port, wait_until
+from dashboard.testing.raw_socket import CLOSE, RawSocket
+from dashboard.testing.servers import (
+    DashboardServer,
+    migrated_sqlite,
+    start_dashboard,
+    start_worker,
+)
+from dashboard.testing.simulator import start_simulator
 
 CAP = 64 * 1024
 CLOSE_AFTER_S = 4
@@ -79,8 +83,6 @@ class Reading(threading.Thread):
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
-    from tests.simulator_process import start_simulator
-
     sim = start_simulator("--agents", 1000, "--events-per-second", 200, "--faults", "--seed", 7)
     env = {"FANOUT_BUFFER_CAP_BYTES": str(CAP), "FANOUT_BEHIND_CLOSE_S": str(CLOSE_AFTER_S)}
     server = start_dashboard(sim, tmp_path_factory.mktemp("fanout"), env)
@@ -196,30 +198,15 @@ def test_a_restart_closes_sockets_with_1012(simulator, tmp_path):
 def test_a_production_web_worker_serves_with_the_same_server(tmp_path):
     """`python -m dashboard.live.web` (docs/deploy.md): Daphne's command line, our server:
     the fan-out extension, body limits, and 1012 for its sockets when it stops."""
-    port = free_port()
+    port, database = free_port(), tmp_path / "web.sqlite3"
     env = {**os.environ, "REDIS_URL": "", "PORT": str(port)}
-    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'web.sqlite3'}"
+    env["DATABASE_URL"] = migrated_sqlite(database)
     env.pop("DJANGO_SETTINGS_MODULE", None)
-    web = [sys.executable, "-m", "dashboard.live.web", "-b", "127.0.0.1", "-p", str(port)]
-    server = DashboardServer(f"http://127.0.0.1:{port}", env, None)
-    server.manage("migrate", "--noinput", "-v0")
-    server.process = subprocess.Popen(
-        [*web, "config.asgi:application"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    url = f"http://127.0.0.1:{port}"
+    server = DashboardServer(url, env, start_worker(env, port), database)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{server.url}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                assert time.monotonic() < deadline, "the web worker did not start"
-                time.sleep(0.2)
+        healthy = lambda: httpx.get(f"{url}/healthz", timeout=1).status_code == 200  # noqa: E731
+        wait_until(healthy, 30, "the web worker answers", ignoring=(httpx.HTTPError,))
         refused = httpx.post(
             f"{server.url}/webhooks/service/", content=b"x" * (2 * 1024 * 1024), timeout=10
         )

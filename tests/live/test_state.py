@@ -6,42 +6,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from dashboard.live.state import LiveState
+from dashboard.testing.feeds import T0, Events
 from dashboard.upstream import contract as c
 
-T0 = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
-
-
-class Feed:
-    """Builds events with growing seq numbers, at times relative to T0."""
-
-    def __init__(self):
-        self.seq = 0
-
-    def event(self, kind, at_s, body):
-        self.seq += 1
-        return c.Event(kind, "org", self.seq, T0 + timedelta(seconds=at_s), body)
-
-    def agent(self, at_s, agent_id, status, call_id=None, name="Ava", team="Sales"):
-        agent = c.Agent(agent_id, name, team, status, T0 + timedelta(seconds=at_s), call_id)
-        return self.event("agent.status", at_s, c.AgentChanged(agent))
-
-    def started(self, at_s, call_id, agent_id=None, direction="outbound", ai=False):
-        call = c.Call(
-            call_id, agent_id, "camp", direction, "ringing", ai, T0 + timedelta(seconds=at_s)
-        )
-        return self.event("call.started", at_s, c.CallStarted(call))
-
-    def updated(self, at_s, call_id, state, agent_id=None):
-        return self.event("call.updated", at_s, c.CallUpdated(call_id, state, agent_id))
-
-    def ended(self, at_s, call_id, duration_s):
-        body = c.CallEnded(call_id, T0 + timedelta(seconds=at_s), "sale", duration_s)
-        return self.event("call.ended", at_s, body)
-
-    def queue(self, at_s, queue_id, waiting, longest):
-        return self.event(
-            "queue.stats", at_s, c.QueueStats(queue_id, "Billing", waiting, longest, 3)
-        )
+NOW = T0 + timedelta(hours=1)  # when the figures are asked for
 
 
 @pytest.fixture
@@ -50,103 +18,106 @@ def state():
 
 
 @pytest.fixture
-def feed():
-    return Feed()
+def events():
+    return Events()
 
 
-def test_it_moves_an_agent_through_every_state(state, feed):
+def test_it_moves_an_agent_through_every_state(state, events):
     for i, status in enumerate(c.AGENT_STATUSES):
-        changes = state.apply(feed.agent(i, "a1", status))
+        changes = state.apply(events.agent(i, "a1", status))
         assert changes.agents == {"a1"} and changes.kpis
         assert state.agents["a1"].status == status
-    assert state.kpis()["agents"]["offline"] == 1
-    assert sum(state.kpis()["agents"].values()) == 1
+    assert state.kpis(NOW)["agents"]["offline"] == 1
+    assert sum(state.kpis(NOW)["agents"].values()) == 1
 
 
-def test_it_counts_an_unknown_status_as_unknown_not_dropped(state, feed):
+def test_it_counts_an_unknown_status_as_unknown_not_dropped(state, events):
     agent = c.parse_agent_rest({"agentId": "a1", "name": "Ava", "status": "lunch"})
-    state.load_snapshot([agent], [])
-    assert state.kpis()["agents"]["unknown"] == 1
+    state.load_snapshot([agent], [], NOW)
+    assert state.kpis(NOW)["agents"]["unknown"] == 1
 
 
-def test_it_tracks_a_call_from_start_to_end(state, feed):
-    state.apply(feed.agent(0, "a1", "available"))
-    changes = state.apply(feed.started(1, "k1", "a1"))
+def test_it_tracks_a_call_from_start_to_end(state, events):
+    state.apply(events.agent(0, "a1", "available"))
+    changes = state.apply(events.started(1, "k1", "a1"))
     assert changes.calls == {"k1"} and changes.agents == {"a1"}
-    assert state.kpis()["active_calls"] == 1
-    changes = state.apply(feed.updated(5, "k1", "in_progress", "a1"))
+    assert state.kpis(NOW)["active_calls"] == 1
+    changes = state.apply(events.updated(5, "k1", "in_progress", "a1"))
     assert state.calls["k1"].state == "in_progress" and changes.calls == {"k1"}
-    changes = state.apply(feed.ended(65, "k1", 60))
+    changes = state.apply(events.ended(65, "k1", 60))
     assert changes.removed_calls == {"k1"} and "k1" not in state.calls
-    assert state.kpis()["completed_today"] == 1
+    assert state.kpis(NOW)["completed_today"] == 1
 
 
-def test_it_ignores_an_update_for_a_call_it_does_not_know(state, feed):
-    assert not state.apply(feed.updated(1, "ghost", "on_hold"))
+def test_it_ignores_an_update_for_a_call_it_does_not_know(state, events):
+    assert not state.apply(events.updated(1, "ghost", "on_hold"))
     assert state.calls == {}
 
 
-def test_it_counts_ai_calls(state, feed):
-    state.apply(feed.started(0, "k1", None, ai=True))
-    state.apply(feed.started(0, "k2", "a1"))
-    assert state.kpis()["ai_calls"] == 1
-    state.apply(feed.ended(30, "k1", 30))
-    k = state.kpis()
+def test_it_counts_ai_calls(state, events):
+    state.apply(events.started(0, "k1", None, ai=True))
+    state.apply(events.started(0, "k2", "a1"))
+    assert state.kpis(NOW)["ai_calls"] == 1
+    state.apply(events.ended(30, "k1", 30))
+    k = state.kpis(NOW)
     assert k["completed_today"] == 1 and k["aht_s"] is None  # AI calls have no handle time
 
 
-def test_it_computes_aht_as_talk_plus_wrap_up_over_handled_calls(state, feed):
+def test_it_computes_aht_as_talk_plus_wrap_up_over_handled_calls(state, events):
     # Call 1: 100 s talk, 20 s wrap-up. Call 2: 200 s talk, 40 s wrap-up. AHT = 360/2 = 180.
-    state.apply(feed.started(0, "k1", "a1"))
-    state.apply(feed.ended(100, "k1", 100))
-    state.apply(feed.agent(100, "a1", "wrap_up", "k1"))
-    state.apply(feed.agent(120, "a1", "available"))
-    state.apply(feed.started(130, "k2", "a2"))
-    state.apply(feed.ended(330, "k2", 200))
-    state.apply(feed.agent(330, "a2", "wrap_up", "k2"))
-    state.apply(feed.agent(370, "a2", "available"))
-    assert state.kpis()["aht_s"] == 180
+    state.apply(events.started(0, "k1", "a1"))
+    state.apply(events.ended(100, "k1", 100))
+    state.apply(events.agent(100, "a1", "wrap_up", "k1"))
+    state.apply(events.agent(120, "a1", "available"))
+    state.apply(events.started(130, "k2", "a2"))
+    state.apply(events.ended(330, "k2", 200))
+    state.apply(events.agent(330, "a2", "wrap_up", "k2"))
+    state.apply(events.agent(370, "a2", "available"))
+    assert state.kpis(NOW)["aht_s"] == 180
 
 
-def test_it_computes_service_level_from_the_wait_of_answered_inbound_calls(state, feed):
+def test_it_computes_service_level_from_the_wait_of_answered_inbound_calls(state, events):
     # Answered after 5 s (in), 30 s (out), 0 s (nobody waiting: in). SL = 2/3 = 66.7 %.
-    state.apply(feed.queue(0, "q", 1, 5))
-    state.apply(feed.started(0, "k1", "a1", direction="inbound"))
-    state.apply(feed.queue(10, "q", 1, 25))
-    state.apply(feed.started(15, "k2", "a2", direction="inbound"))  # 25 + 5 s since stats
-    state.apply(feed.queue(16, "q", 0, 0))
-    state.apply(feed.started(20, "k3", "a3", direction="inbound"))
-    state.apply(feed.started(21, "k4", "a4", direction="outbound"))  # outbound: not offered
-    assert state.kpis()["service_level_pct"] == 66.7
+    state.apply(events.queue(0, "q", 1, 5))
+    state.apply(events.started(0, "k1", "a1", direction="inbound"))
+    state.apply(events.queue(10, "q", 1, 25))
+    state.apply(events.started(15, "k2", "a2", direction="inbound"))  # 25 + 5 s since stats
+    state.apply(events.queue(16, "q", 0, 0))
+    state.apply(events.started(20, "k3", "a3", direction="inbound"))
+    state.apply(events.started(21, "k4", "a4", direction="outbound"))  # outbound: not offered
+    assert state.kpis(NOW)["service_level_pct"] == 66.7
 
 
 def test_it_has_no_service_level_before_any_inbound_call(state):
-    assert state.kpis()["service_level_pct"] is None
+    assert state.kpis(NOW)["service_level_pct"] is None
 
 
-def test_it_sums_queues(state, feed):
-    state.apply(feed.queue(0, "q1", 3, 40))
-    state.apply(feed.queue(0, "q2", 2, 75))
-    k = state.kpis()
+def test_it_sums_queues_and_counts_the_longest_wait_on_between_statistics(state, events):
+    state.apply(events.queue(0, "q1", 3, 40))
+    state.apply(events.queue(0, "q2", 2, 75))
+    k = state.kpis(T0)
     assert (k["waiting"], k["longest_wait_s"]) == (5, 75)
+    assert state.kpis(T0 + timedelta(seconds=10))["longest_wait_s"] == 85  # still waiting
+    state.apply(events.queue(20, "q2", 0, 0))
+    assert state.kpis(T0 + timedelta(seconds=30))["longest_wait_s"] == 70  # q1: 40 + 30
 
 
 def test_it_starts_a_new_day_at_midnight_in_the_organisations_zone():
     state = LiveState(ZoneInfo("Europe/London"))
     late = datetime(2026, 11, 23, 23, 59, tzinfo=UTC)
     state.apply(c.Event("call.ended", "o", 1, late, c.CallEnded("k1", late, "sale", 60)))
-    assert state.kpis()["completed_today"] == 1
+    assert state.kpis(late)["completed_today"] == 1
     after = late + timedelta(minutes=2)
     state.apply(c.Event("call.ended", "o", 2, after, c.CallEnded("k2", after, "sale", 30)))
-    assert state.kpis()["completed_today"] == 1
-    assert state.kpis()["aht_s"] == 30
+    assert state.kpis(after)["completed_today"] == 1
+    assert state.kpis(after)["aht_s"] == 30
 
 
-def test_a_snapshot_replaces_agents_and_calls_and_asks_for_a_full_render(state, feed):
-    state.apply(feed.agent(0, "gone", "available"))
+def test_a_snapshot_replaces_agents_and_calls_and_asks_for_a_full_render(state, events):
+    state.apply(events.agent(0, "gone", "available"))
     agent = c.Agent("a1", "Ava", "Sales", "on_call", T0, "k1")
     call = c.Call("k1", "a1", None, "outbound", "in_progress", False, T0)
-    changes = state.load_snapshot([agent], [call])
+    changes = state.load_snapshot([agent], [call], NOW)
     assert changes.full
     assert set(state.agents) == {"a1"} and state.call_of(agent) == call
 

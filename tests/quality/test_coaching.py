@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from dashboard.quality.models import CoachingAction, CoachingAlert, ComplianceResult, Scorecard
 from dashboard.quality.publish import publish_alert
-from tests.live.test_socket_signin import closed_with, socket_for
+from dashboard.testing.sockets import closed_with, socket_for
 
 
 def make_alert(severity="critical", kind="long_hold", agent="ag-1", n=1):

@@ -8,7 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 
-from tests.simulator.receiver import Receiver
+from dashboard.testing.receiver import Receiver
 
 
 def upstream(sim, email=None):
@@ -49,9 +49,9 @@ def test_it_creates_tests_and_replays(simulator):
         receiver.close()
 
 
-def test_it_says_plainly_when_the_role_is_too_narrow(simulator):
+def test_it_says_plainly_when_the_role_is_too_narrow(module_simulator):
     with (
-        upstream(simulator, simulator.email_agent),
+        upstream(module_simulator, module_simulator.email_agent),
         pytest.raises(CommandError, match="403 on POST /webhooks/outbound.*'agent'"),
     ):
         run("--url", "http://127.0.0.1:9/webhooks/service/")

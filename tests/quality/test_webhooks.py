@@ -4,11 +4,9 @@ import asyncio
 import json
 import sqlite3
 import time
-import uuid
 
 import pytest
 from asgiref.sync import sync_to_async
-from django.test import override_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,49 +19,12 @@ from dashboard.quality.models import (
     Delivery,
     Scorecard,
 )
+from dashboard.testing.deliveries import ALERT, SECRETS, URL, delivery, post
+from dashboard.testing.processes import free_port
+from dashboard.testing.servers import start_dashboard
 from dashboard.upstream.webhooks import signature
-from tests.servers import start_dashboard
-from tests.simulator_process import free_port
 
-URL = "/webhooks/service/"
-SECRETS = ["first-secret", "second-secret"]
-pytestmark = pytest.mark.django_db
-
-ALERT = {
-    "alert_id": "al-1",
-    "agent_id": "ag-1",
-    "call_id": "k-1",
-    "kind": "long_hold",
-    "severity": "critical",
-    "message": "Held for 4 minutes",
-}
-
-
-def delivery(event="coaching_alert", data=None, delivery_id=None):
-    return json.dumps(
-        {
-            "id": delivery_id or str(uuid.uuid4()),
-            "event": event,
-            "organization_id": "org",
-            "created_at": "2026-11-23T09:00:00Z",
-            "data": data or ALERT,
-        }
-    ).encode()
-
-
-def post(client, body, *, event="coaching_alert", sig=None, secret=SECRETS[0], **headers):
-    if sig is None:
-        sig = signature(secret, body)
-    extra = {"HTTP_X_WEBHOOK_EVENT": event, **headers}
-    if sig:
-        extra["HTTP_X_WEBHOOK_SIGNATURE"] = sig
-    return client.post(URL, data=body, content_type="application/json", **extra)
-
-
-@pytest.fixture(autouse=True)
-def secrets_configured():
-    with override_settings(UPSTREAM_WEBHOOK_SECRETS=SECRETS):
-        yield
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("webhook_secrets")]
 
 
 def test_it_accepts_a_correctly_signed_delivery_and_processes_it_after(client):

@@ -15,10 +15,10 @@ from django.utils import timezone
 
 from dashboard.accounts.roles import MANAGER, RANK, SUPERVISOR, WALLBOARD
 from dashboard.quality.models import CoachingAlert
-from tests.live.test_socket_signin import closed_with, communicator, session_cookie_for
-from tests.reliability.routes import PUBLIC, SIGNED_IN, pages, routes, sockets
-from tests.servers import ROOT
-from tests.wallboard.conftest import make_link
+from dashboard.testing.links import make_link
+from dashboard.testing.processes import ROOT
+from dashboard.testing.routes import PUBLIC, SIGNED_IN, pages, routes, sockets
+from dashboard.testing.sockets import closed_with, communicator, session_cookie_for
 
 pytestmark = pytest.mark.django_db
 LOGIN_PAGES = ("/accounts/login/?next=", "/admin/login/?next=")

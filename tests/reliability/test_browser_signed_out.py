@@ -3,7 +3,8 @@ reconnect for ever: the socket it reconnects with is closed with 4401, a code ht
 websocket extension does not retry, and never refused at the handshake (which a browser
 sees as 1006, which it does retry)."""
 
-from tests.servers import screenshot, sign_in, start_dashboard
+from dashboard.testing.browsers import screenshot, sign_in
+from dashboard.testing.servers import start_dashboard
 
 
 def test_a_page_whose_sign_in_ended_says_signed_out_after_a_restart(simulator, tmp_path, page):

@@ -4,7 +4,7 @@ follows the floor live, and revoking the link tells the TV so within 5 s.
 Layout at 1080p and 4K, rotation, the stale overlay and reloading on a deploy are
 tests/wallboard/test_browser.py's."""
 
-from tests.servers import screenshot, sign_in
+from dashboard.testing.browsers import screenshot, sign_in
 
 
 def test_a_manager_opens_a_wallboard_link_and_revokes_it(dashboard_server, page, browser):

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from tests.reliability.live_view import LiveSocket, current_view, matches_truth
-from tests.servers import start_dashboard
-from tests.simulator_process import start_simulator
+from dashboard.testing import OUTAGE_S
+from dashboard.testing.live_view import LiveSocket, current_view, matches_truth
+from dashboard.testing.servers import start_dashboard
+from dashboard.testing.simulator import start_simulator
 
 WEBHOOK_SECRET = "e2e-webhook-secret"  # what start_dashboard configures
 JWT_HEADER = "eyJhbGciOi"  # every token the simulator issues starts with it
@@ -30,7 +31,7 @@ class Floor:
     def socket(self) -> LiveSocket:
         """A browser that is on the live view before the fault, and saw it healthy."""
         socket = LiveSocket(self.server, self.client)
-        first = socket.wait_for(lambda v: v.agents and v.upstream)
+        first = socket.read_until(lambda v: v.agents and v.upstream)
         assert first.upstream[-1][0] == "connected"
         return socket
 
@@ -38,12 +39,7 @@ class Floor:
         return httpx.get(f"{self.server.url}/readyz", timeout=10).status_code
 
     def logged(self, text, timeout=10.0) -> bool:
-        deadline = time.monotonic() + timeout
-        while text not in self.server.log():
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.2)
-        return True
+        return bool(self.server.process.wait_for_line(text, timeout))
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +61,8 @@ def floor(tmp_path_factory):
 def healthy_after(floor):
     """Every fault leaves both processes up, the dashboard answering, and the log clean."""
     yield
-    assert floor.sim.process.poll() is None, floor.sim.log()
-    assert floor.server.process.poll() is None, floor.server.log()
+    assert floor.sim.process.running, floor.sim.log()
+    assert floor.server.process.running, floor.server.log()
     assert httpx.get(f"{floor.server.url}/healthz", timeout=10).status_code == 200
     log = floor.server.log()
     for secret in (floor.sim.password, WEBHOOK_SECRET, JWT_HEADER):
@@ -76,8 +72,8 @@ def healthy_after(floor):
 
 def stale_then_live(socket: LiveSocket, timeout=60.0):
     """The open browser is told the feed is not live, then that it is live again."""
-    socket.wait_for(lambda v: any(state != "connected" for state, _ in v.upstream))
-    socket.wait_for(lambda v: v.upstream[-1][0] == "connected", timeout=timeout)
+    socket.read_until(lambda v: any(state != "connected" for state, _ in v.upstream))
+    socket.read_until(lambda v: v.upstream[-1][0] == "connected", timeout=timeout)
 
 
 def test_it_follows_the_floor_before_any_fault(floor):
@@ -97,25 +93,29 @@ def test_it_recovers_from_sockets_dropped_mid_stream(floor):
 @pytest.mark.timeout(180)
 def test_it_says_stale_for_as_long_as_sockets_are_refused_then_recovers(floor):
     socket = floor.socket()
-    floor.sim.control("refuse-sockets", seconds=30)
+    floor.sim.control("refuse-sockets", seconds=OUTAGE_S)  # TEST_OUTAGE_S; it was 30 s
     floor.sim.control("drop-sockets")
     started = time.monotonic()
-    socket.wait_for(lambda v: any(state != "connected" for state, _ in v.upstream))
-    for at in (10, 25):  # a browser arriving mid-outage is told too, and /readyz says so
+    socket.read_until(lambda v: any(state != "connected" for state, _ in v.upstream))
+    for at in (
+        OUTAGE_S / 3,
+        OUTAGE_S * 5 / 6,
+    ):  # one arriving mid-outage is told too, as is /readyz
         time.sleep(max(0.0, started + at - time.monotonic()))
         assert current_view(floor.server, floor.client).upstream[-1][0] != "connected"
         assert floor.ready() == 503
-    socket.wait_for(lambda v: v.upstream[-1][0] == "connected", timeout=90)
+    socket.read_until(lambda v: v.upstream[-1][0] == "connected", timeout=90)
     socket.close()
     matches_truth(floor.sim, floor.server, floor.client)
 
 
 def test_after_a_long_outage_the_next_drop_is_retried_at_once(floor):
     """The reconnect backoff starts afresh once a session was live again: one drop after a
-    long outage must not wait out the outage's 15-30 s backoff."""
+    long outage must not wait out the backoff the outage grew (8 s or more after 12 s of
+    refusals, 15 s or more after 30 s), so it must be live again within OUTAGE_S / 2."""
     socket = floor.socket()
     floor.sim.control("drop-sockets")
-    stale_then_live(socket, timeout=10)
+    stale_then_live(socket, timeout=min(10, OUTAGE_S / 2))
     socket.close()
 
 
@@ -155,10 +155,10 @@ def test_it_says_stale_while_the_auth_provider_is_down_then_recovers(floor):
     floor.sim.control("expire-access-tokens")
     floor.sim.control("revoke-refresh-tokens")
     floor.sim.control("drop-sockets")
-    socket.wait_for(lambda v: any(state != "connected" for state, _ in v.upstream))
+    socket.read_until(lambda v: any(state != "connected" for state, _ in v.upstream))
     assert floor.logged("auth provider unavailable")
     assert floor.ready() == 503
-    socket.wait_for(lambda v: v.upstream[-1][0] == "connected", timeout=60)
+    socket.read_until(lambda v: v.upstream[-1][0] == "connected", timeout=60)
     socket.close()
     matches_truth(floor.sim, floor.server, floor.client)
 
@@ -168,7 +168,7 @@ def test_it_reloads_on_a_skipped_seq(floor):
     agent = floor.sim.agents()[1]["agentId"]
     for status in ("offline", "paused"):  # the first sets the seq the second must follow
         floor.sim.control("agent-status", agent_id=agent, status=status)
-        socket.wait_for(lambda v, status=status: v.agents[agent] == status)
+        socket.read_until(lambda v, status=status: v.agents[agent] == status)
         if status == "offline":
             floor.sim.control("skip-seq")
     assert floor.logged("seq gap")
@@ -183,7 +183,7 @@ def test_it_skips_a_malformed_event_and_stays_live(floor):
     agent = floor.sim.agents()[0]["agentId"]
     status = "offline" if floor.sim.agents()[0]["status"] == "paused" else "paused"
     floor.sim.control("agent-status", agent_id=agent, status=status)
-    socket.wait_for(lambda v: v.agents[agent] == status)  # the next event still gets through
+    socket.read_until(lambda v: v.agents[agent] == status)  # the next event still gets through
     socket.close()
     matches_truth(floor.sim, floor.server, floor.client)
 

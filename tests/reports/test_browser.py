@@ -3,8 +3,9 @@ process and simulated tenant refreshing every second."""
 
 import pytest
 
-from tests.servers import screenshot, sign_in, start_dashboard
-from tests.simulator_process import free_port
+from dashboard.testing.browsers import screenshot, sign_in
+from dashboard.testing.processes import free_port
+from dashboard.testing.servers import start_dashboard
 
 
 @pytest.fixture

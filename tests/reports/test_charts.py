@@ -13,8 +13,8 @@ from dashboard.reports.metrics import campaign_chart, floor_charts, outcome_mix
 from dashboard.reports.models import CampaignSlot, FloorSlot
 from dashboard.reports.recorder import Recorder
 from dashboard.reports.refresher import Refresher
+from dashboard.testing.feeds import Events
 from dashboard.upstream import contract as c
-from tests.live.test_state import Feed
 
 pytestmark = pytest.mark.django_db
 DAY = datetime(2026, 11, 23, tzinfo=UTC)
@@ -64,6 +64,51 @@ def test_it_extends_the_day_to_the_current_slot_and_is_empty_before_any_call():
     assert xs[0] == epoch(9, 0) and xs[-1] == epoch(10, 0) and len(xs) == 5
 
 
+def test_it_lays_the_same_weekday_last_week_over_the_day_dashed_and_explains_it():
+    week = timedelta(days=7)
+    FloorSlot.objects.create(start=at(9, 15), calls=4, completed=3)
+    FloorSlot.objects.create(start=at(9, 0) - week, calls=6, completed=5)
+    FloorSlot.objects.create(start=at(10, 0) - week, calls=2, completed=2)  # later that day
+    FloorSlot.objects.create(start=at(9, 0) - week + timedelta(days=1), calls=50)  # not Mon
+    charts = floor_charts(since=DAY, now=at(9, 20))
+    calls = charts["chart-calls"]
+    # last week's day runs on past now: the axis shows the rest of that day
+    assert calls["x"] == [epoch(9, 0), epoch(9, 15), epoch(9, 30), epoch(9, 45), epoch(10, 0)]
+    by_label = {s["label"]: s for s in calls["series"]}
+    assert by_label["Calls started"]["values"] == [0, 4, None, None, None]
+    dashed = by_label["Calls started, last Mon"]
+    assert dashed["dash"] and dashed["values"] == [6, None, None, None, 2]
+    assert calls["series"][dashed["like"]]["label"] == "Calls started"
+    assert calls["explains"] == "chart_calls"
+    assert calls["inputs"] == [
+        "4 calls started and 3 ended today (slots with data: 1)",
+        "Last Mon by this time (dashed): 6 started, 5 ended",
+    ]
+    assert not any(
+        s.get("dash") for s in floor_charts(DAY + week, at(9, 20) + week)["chart-service"]["series"]
+    )  # a week on, this Monday's service slots hold no inbound calls
+
+
+def test_last_weeks_slots_land_on_the_same_wall_clock_time_across_a_clock_change(settings):
+    settings.TIME_ZONE = "Europe/London"
+    london = ZoneInfo("Europe/London")
+    monday = datetime(2026, 3, 30, tzinfo=london)  # BST since Sunday; last Monday was GMT
+    FloorSlot.objects.create(start=datetime(2026, 3, 23, 9, 0, tzinfo=UTC), calls=7)  # 09:00 GMT
+    now = datetime(2026, 3, 30, 9, 20, tzinfo=london)
+    calls = floor_charts(since=monday, now=now)["chart-calls"]
+    nine = int(datetime(2026, 3, 30, 9, 0, tzinfo=london).timestamp())  # 08:00 UTC
+    dashed = next(s for s in calls["series"] if s.get("dash"))
+    assert dashed["values"][calls["x"].index(nine)] == 7
+    assert calls["tz"] == "Europe/London"
+
+
+def test_it_says_no_data_for_last_week_when_nothing_was_stored():
+    FloorSlot.objects.create(start=at(9, 0), calls=1)
+    calls = floor_charts(since=DAY, now=at(9, 5))["chart-calls"]
+    assert [s["label"] for s in calls["series"]] == ["Calls started", "Calls ended"]
+    assert calls["inputs"][1] == "Last Mon by this time (dashed): no data"
+
+
 def test_it_builds_a_campaigns_day_and_outcome_mix():
     CampaignSlot.objects.create(campaign_id="k1", start=at(10, 0), dialed=20, connected=7, booked=1)
     CampaignSlot.objects.create(campaign_id="k1", start=at(10, 30), dialed=12, connected=4)
@@ -104,14 +149,14 @@ async def _record(recorder):
 def test_it_adds_what_grew_to_the_stored_slots_and_never_counts_twice():
     from asgiref.sync import async_to_sync
 
-    state, feed = LiveState(ZoneInfo("UTC")), Feed()
+    state, events = LiveState(ZoneInfo("UTC")), Events()
     recorder = Recorder(state)
     FloorSlot.objects.create(start=at(9, 0), calls=5)  # written before a restart
-    state.apply(feed.started(10, "c1"))
-    state.apply(feed.started(20, "c2"))
+    state.apply(events.started(10, "c1"))
+    state.apply(events.started(20, "c2"))
     assert async_to_sync(_record)(recorder) is True
     assert async_to_sync(_record)(recorder) is False  # nothing grew: nothing written
-    state.apply(feed.started(30, "c3"))
+    state.apply(events.started(30, "c3"))
     async_to_sync(_record)(recorder)
     assert FloorSlot.objects.get(start=at(9, 0)).calls == 8  # 5 before the restart + 3
 
@@ -131,3 +176,31 @@ def test_it_adds_campaign_growth_between_pulls_to_the_current_slot():
     refresher.record_campaigns(pull(120, 35, 6), at(10, 16))
     rows = [(r.start, r.dialed, r.connected, r.booked) for r in CampaignSlot.objects.all()]
     assert rows == [(at(10, 0), 15, 5, 1), (at(10, 15), 5, 0, 0)]
+
+
+def test_the_recorder_says_once_that_the_service_is_away_and_fills_once_it_is_back(caplog):
+    from asgiref.sync import async_to_sync
+
+    from dashboard.upstream.errors import UpstreamError
+
+    now = datetime.now(UTC)
+    state, away = LiveState(ZoneInfo("UTC")), [True]
+
+    async def list_calls(since, agent_ids):
+        if away[0]:
+            raise UpstreamError("GET /calls failed after 2 attempts: connection refused")
+        started = now - timedelta(seconds=5)
+        ended = c.Call("k1", "a1", None, "outbound", "ended", False, started, ended_at=now)
+        return [ended], None
+
+    recorder = Recorder(state, list_calls=list_calls)
+    state.load_snapshot([], [], now)
+    async_to_sync(recorder.attempt)(recorder.restore)
+    for _ in range(3):
+        async_to_sync(recorder.attempt)(recorder.fill_gaps)
+    said = [r for r in caplog.records if "fill_gaps" in r.getMessage()]
+    assert len(said) == 1 and said[0].levelname == "WARNING" and not said[0].exc_info
+    away[0] = False
+    async_to_sync(recorder.attempt)(recorder.fill_gaps)
+    assert state.kpis(datetime.now(UTC))["completed_today"] == 1
+    assert "day figures: fill_gaps done again" in caplog.text

@@ -6,9 +6,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 
-from dashboard.reports import publish, summaries
+from dashboard.reports import publish
+from dashboard.shared import summaries
+from dashboard.testing.sockets import closed_with, socket_for
 from dashboard.upstream import contract as c
-from tests.live.test_socket_signin import closed_with, socket_for
 
 NOW = datetime.now(UTC)
 CAMPAIGNS = [
@@ -17,10 +18,14 @@ CAMPAIGNS = [
 ]
 
 
-def stored(at=NOW, error=None):
+def stored(ago=timedelta(0), error=None):
+    """The campaigns as a pull `ago` before now left them (now: when the test runs, not
+    when the module was imported, which may be minutes earlier)."""
+    at = datetime.now(UTC) - ago
     async_to_sync(summaries.store_good)("campaigns", CAMPAIGNS, at)
     if error:
         async_to_sync(summaries.store_failure)("campaigns", error, at + timedelta(seconds=5))
+    return at
 
 
 def test_it_shows_campaigns_to_supervisors_and_managers(alice, bob, carol, client):
@@ -33,14 +38,14 @@ def test_it_shows_campaigns_to_supervisors_and_managers(alice, bob, carol, clien
 
 
 def test_it_lists_each_campaign_with_its_figures_and_denominators(bob, client_for):
-    stored()
-    page = client_for(bob).get("/campaigns/").content.decode()
+    at = stored()
+    page = " ".join(client_for(bob).get("/campaigns/").content.decode().split())  # as one line
     assert "Solar &lt;Leads&gt;" in page  # escaped
     assert '<progress max="400" value="100"' in page
     assert "40.0%" in page and "40 / 100" in page  # connect rate: connected ÷ dialed
     assert "25.0%" in page and "10 / 40" in page  # conversion: booked ÷ connected
     assert "connected ÷ dialed" in page and "booked ÷ connected" in page
-    assert f">{NOW:%H:%M:%S}</time>" in page  # "as of HH:MM:SS"; TIME_ZONE is UTC here
+    assert f">{at:%H:%M:%S}</time>" in page  # "as of HH:MM:SS"; TIME_ZONE is UTC here
     assert '<span class="badge badge-stale" hidden>' in page and "Last pull failed" not in page
 
 
@@ -52,7 +57,7 @@ def test_it_says_when_the_service_was_never_reached(bob, client_for):
 
 
 def test_it_keeps_figures_and_shows_the_error_and_stale_badge_after_failures(bob, client_for):
-    stored(at=NOW - timedelta(minutes=5), error="403 on GET /campaigns: role 'agent'")
+    stored(ago=timedelta(minutes=5), error="403 on GET /campaigns: role 'agent'")
     page = client_for(bob).get("/campaigns/k1/").content.decode()
     assert "Solar &lt;Leads&gt;" in page and "10 booked ÷ 40 connected" in page
     assert '<span class="badge badge-stale">stale</span>' in page
@@ -71,7 +76,7 @@ async def test_it_pushes_the_list_and_each_campaign_page_once_per_refresh(bob):
     one = await socket_for(bob, "/ws/campaigns/k1/")
     for ws in (listing, one):
         assert (await ws.connect())[0]
-    await sync_to_async(publish.summaries_changed)()
+    await sync_to_async(publish.campaigns_changed)()
     got_list = await listing.receive_from(timeout=5)
     while 'id="campaigns-body"' not in got_list:  # the status fragment may come first
         got_list = await listing.receive_from(timeout=5)
@@ -96,9 +101,9 @@ def test_it_puts_ai_dialing_and_the_ai_share_of_todays_calls_in_the_header():
 
     from dashboard.live.feed import LiveFeed
     from dashboard.live.state import LiveState
-    from tests.live.test_state import Feed
+    from dashboard.testing.feeds import Events
 
-    feed, events = LiveFeed(LiveState(ZoneInfo("UTC"))), Feed()
+    feed, events = LiveFeed(LiveState(ZoneInfo("UTC"))), Events()
     assert "AI status unknown · no calls ended today" in unescape(feed.upstream_html())
     for event in (
         events.started(0, "c1", ai=True),
@@ -124,14 +129,13 @@ async def test_it_extends_the_qa_trend_on_the_qa_pages_push(bob):
 
     from dashboard.quality.models import Scorecard
     from dashboard.quality.publish import publish_qa
-    from dashboard.quality.views import qa_context
 
     ws = await socket_for(bob, "/ws/qa/")
     assert (await ws.connect())[0]
     await Scorecard.objects.acreate(
         scorecard_id="s1", score=15, max_score=20, passed=True, scored_at=timezone.now()
     )
-    await sync_to_async(lambda: publish_qa(qa_context()))()
+    await sync_to_async(publish_qa)()
     html = await ws.receive_from(timeout=5)
     while 'id="qa-body"' not in html:
         html = await ws.receive_from(timeout=5)

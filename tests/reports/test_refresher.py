@@ -10,10 +10,10 @@ from asgiref.sync import sync_to_async
 
 from dashboard.live.feed import LiveFeed
 from dashboard.live.state import LiveState
-from dashboard.reports import summaries
 from dashboard.reports.refresher import Refresher
+from dashboard.shared import summaries
+from dashboard.testing.upstream import session_for
 from dashboard.upstream.rest import RestClient
-from tests.upstream.helpers import session_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

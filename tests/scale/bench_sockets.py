@@ -14,8 +14,9 @@ import time
 
 import pytest
 
-from tests.scale.topology import Browser, ready, sign_in, start_topology, until
-from tests.simulator_process import free_port
+from dashboard.testing.live_view import LiveBrowser
+from dashboard.testing.processes import await_until, free_port
+from dashboard.testing.servers import ready, session_cookie, start_topology
 
 SOCKETS = int(os.environ.get("BENCH_SOCKETS", "200"))
 EVENTS = int(os.environ.get("BENCH_EVENTS", "20"))
@@ -44,14 +45,14 @@ async def test_it_measures_a_workers_memory_and_cpu_per_live_socket(
     processes = start_topology(sim, redis_url, postgres_url, [port], bridges=1)
     browsers = []
     try:
-        await until(lambda: ready(url), 30, "the worker ready")
-        pid = processes["web-1"].popen.pid
-        cookie = await sign_in(url, "bob")
+        await await_until(lambda: ready(url), 30, "the worker ready")
+        pid = processes["web-1"].pid
+        cookie = await session_cookie(url, "bob")
         await asyncio.sleep(2)
         idle = rss_mib(pid)
         for _ in range(SOCKETS):
-            browsers.append(await Browser(url).open(cookie))
-        await until(lambda: all(b.frames for b in browsers), 60, "every socket's snapshot")
+            browsers.append(await LiveBrowser(url).open(cookie))
+        await await_until(lambda: all(b.frames for b in browsers), 60, "every socket's snapshot")
         await asyncio.sleep(2)
         loaded = rss_mib(pid)
         frames, cpu, started = sum(b.frames for b in browsers), cpu_s(pid), time.monotonic()

@@ -1,16 +1,15 @@
 """The production topology on one machine: Redis, PostgreSQL, two Daphne workers and two
 `manage.py bridge` processes against the simulated tenant, driven like browsers would."""
 
-import os
-import signal
 import time
 
 import httpx
 import psycopg
 import pytest
 
-from tests.scale.topology import Browser, ready, sign_in, start_topology, until
-from tests.simulator_process import free_port
+from dashboard.testing.live_view import LiveBrowser
+from dashboard.testing.processes import await_until, free_port
+from dashboard.testing.servers import ready, session_cookie, start_topology
 
 HANDOVER_S = 10
 WEBHOOK_SECRET = "scale-webhook-secret"
@@ -36,7 +35,9 @@ def simulator(sim_factory, ports):
 
 @pytest.fixture
 def topology(simulator, redis_url, postgres_url, ports):
-    processes = start_topology(simulator, redis_url, postgres_url, ports, secret=WEBHOOK_SECRET)
+    processes = start_topology(
+        simulator, redis_url, postgres_url, ports, UPSTREAM_WEBHOOK_SECRETS=WEBHOOK_SECRET
+    )
     yield [f"http://127.0.0.1:{port}" for port in ports], processes, postgres_url
     for proc in processes.values():
         proc.stop()
@@ -47,53 +48,54 @@ async def test_it_serves_browsers_on_every_worker_and_hands_over_when_the_bridge
 ):
     workers, processes, database = topology
     bridges = [processes["bridge-1"], processes["bridge-2"]]
-    await until(lambda: all(ready(url) for url in workers), 30, "both workers ready")
+    await await_until(lambda: all(ready(url) for url in workers), 30, "both workers ready")
     leaders = [b for b in bridges if b.said("leading: this bridge holds")]
     assert len(leaders) == 1, "exactly one bridge leads"
     active, standby = leaders[0], next(b for b in bridges if b is not leaders[0])
-    await until(lambda: standby.said("following: another bridge holds"), 10, "the standby")
+    await await_until(lambda: standby.said("following: another bridge holds"), 10, "the standby")
 
-    browsers = [await Browser(url).open(await sign_in(url, "bob")) for url in workers]
-    await until(lambda: all(b.states for b in browsers), 10, "the snapshot on both workers")
+    browsers = [await LiveBrowser(url).open(await session_cookie(url, "bob")) for url in workers]
+    await await_until(lambda: all(b.states for b in browsers), 10, "the snapshot on both workers")
 
     agent = sorted(sim_states(simulator))[0]
     simulator.control("pause")  # the behaviour model stops: only forced changes from here
     simulator.control("agent-status", agent_id=agent, status="offline")
-    await until(
+    await await_until(
         lambda: all(b.states.get(agent) == "offline" for b in browsers), 10, "the same change"
     )
 
-    os.killpg(active.popen.pid, signal.SIGKILL)
+    active.kill()
     killed = time.monotonic()
     simulator.control("agent-status", agent_id=agent, status="paused")  # while no one leads
-    seen = await until(
+    await await_until(
         lambda: all(b.states.get(agent) == "paused" for b in browsers),
         HANDOVER_S + 5,
         "the change made during the hand-over",
     )
+    seen = time.monotonic()
     assert standby.said("leading: this bridge holds")
     assert seen - killed < HANDOVER_S, f"hand-over took {seen - killed:.1f} s"
     print(f"hand-over seen by both browsers {seen - killed:.1f} s after the kill")
 
     # After the resync, every agent on both workers is in the state the service has.
     truth = sim_states(simulator)
-    await until(lambda: all(b.states == truth for b in browsers), 10, "every agent right")
+    await await_until(lambda: all(b.states == truth for b in browsers), 10, "every agent right")
     simulator.control("agent-status", agent_id=agent, status="available")
-    await until(
+    await await_until(
         lambda: all(b.states.get(agent) == "available" for b in browsers), 10, "a later change"
     )
     assert all(ready(url) for url in workers)
 
     # Webhooks reach a web worker and are processed by the new leader, once, in PostgreSQL.
     ids = simulator.control("webhook", event="coaching_alert")["deliveries"]
-    await until(lambda: processed(database, ids), 15, "the delivery processed")
+    await await_until(lambda: processed(database, ids), 15, "the delivery processed")
     for b in browsers:
         await b.close()
 
     # With no bridge left, /readyz stops repeating the last one's word.
-    os.killpg(standby.popen.pid, signal.SIGKILL)
-    await until(lambda: not any(ready(url) for url in workers), 30, "both workers unready")
-    assert httpx.get(f"{workers[0]}/readyz").json()["reason"] == "no word from the bridge"
+    standby.kill()
+    await await_until(lambda: not any(ready(url) for url in workers), 30, "both workers unready")
+    assert httpx.get(f"{workers[0]}/readyz").json()["upstream"] == "starting"
 
 
 def processed(database, ids):

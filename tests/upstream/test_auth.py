@@ -6,16 +6,16 @@ import logging
 import httpx
 import pytest
 
+from dashboard.testing.upstream import session_for
 from dashboard.upstream.errors import AuthError
-from tests.upstream.helpers import session_for
 
 
-async def test_it_signs_in_and_learns_its_organisation(simulator):
+async def test_it_signs_in_and_learns_its_organisation(module_simulator):
     async with httpx.AsyncClient() as client:
-        session = session_for(simulator, client)
+        session = session_for(module_simulator, client)
         token = await session.token()
         assert token.count(".") == 2
-        assert session.organization_id == simulator.org_a
+        assert session.organization_id == module_simulator.org_a
         assert session.role == "supervisor"
         assert session.signed_in and session.error is None
 
@@ -28,9 +28,9 @@ async def test_it_signs_in_and_learns_its_organisation(simulator):
         ({"anon_key": "wrong"}, AuthError.BAD_ANON_KEY),
     ],
 )
-async def test_it_tells_the_three_sign_in_failures_apart(simulator, options, kind):
+async def test_it_tells_the_three_sign_in_failures_apart(module_simulator, options, kind):
     async with httpx.AsyncClient() as client:
-        session = session_for(simulator, client, **options)
+        session = session_for(module_simulator, client, **options)
         with pytest.raises(AuthError) as failure:
             await session.token()
         assert failure.value.kind == kind

@@ -4,15 +4,16 @@ reloading on a new deploy, and no kiosk token in the server's log."""
 
 import re
 import time
-from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 from websockets.sync.client import connect
 
-from tests.servers import screenshot, start_dashboard
-from tests.simulator_process import free_port, start_simulator
-from tests.wallboard.conftest import tampered
+from dashboard.testing.browsers import screenshot, wait_for_js
+from dashboard.testing.links import create_link, revoke_newest, tampered, token_of
+from dashboard.testing.processes import free_port
+from dashboard.testing.servers import start_dashboard
+from dashboard.testing.simulator import start_simulator
 
 NEW_ROW = re.compile(r"htmx:oobErrorNoTarget, #(agent|call|queue)-")
 SCREENS = {"1080p": (1920, 1080), "4k": (3840, 2160)}
@@ -48,41 +49,6 @@ OVERFLOW = """() => {
 }"""
 
 
-def wait_until(page, condition, timeout=30_000):
-    """Polls on a timer: a busy page at 4K may draw too few frames for rAF polling. A function,
-    not a bare expression, which Playwright would evaluate with eval (the page's CSP refuses)."""
-    page.wait_for_function(f"() => {condition}", polling=250, timeout=timeout)
-
-
-def create_link(client, name, panels, rotation_s=15, expires=timedelta(days=7)):
-    """Through the Manager's page, as a person would; returns the kiosk address."""
-    client.get("/wallboards/")
-    r = client.post(
-        "/wallboards/",
-        data={
-            "csrfmiddlewaretoken": client.cookies["csrftoken"],
-            "name": name,
-            "panels": panels,
-            "rotation_s": str(rotation_s),
-            "expires_at": (datetime.now(UTC) + expires).strftime("%Y-%m-%dT%H:%M"),
-        },
-    )
-    return re.search(r'id="new-link-url"[^>]*value="([^"]+)"', r.text).group(1)
-
-
-def token_of(url):
-    return url.rstrip("/").rsplit("/", 1)[1]
-
-
-def revoke_newest(client):
-    """Revoke the newest link, through the Manager's page (the list shows no tokens)."""
-    newest = re.findall(r'<tr id="link-(\d+)">', client.get("/wallboards/").text)[0]
-    r = client.post(
-        f"/wallboards/{newest}/revoke/", data={"csrfmiddlewaretoken": client.cookies["csrftoken"]}
-    )
-    assert r.status_code == 302
-
-
 @pytest.fixture(scope="module")
 def floor(tmp_path_factory):
     """300 agents, webhooks on (QA and coaching figures), a Manager signed in over HTTP."""
@@ -114,7 +80,7 @@ def test_it_fits_300_agents_and_every_panel_on_the_screen(floor, browser, screen
         for key, filled in FILLED.items():
             page.goto(create_link(manager, f"TV {key} {screen}", [key]))
             page.wait_for_selector(filled, state="attached", timeout=60_000)
-            wait_until(page, "document.getElementById('conn').dataset.state === 'live'")
+            wait_for_js(page, "document.getElementById('conn').dataset.state === 'live'")
             page.wait_for_timeout(1500)  # the grid fits itself on the next tick
             screenshot(page, f"wallboard-{screen}-{key}")
             layout = page.evaluate(OVERFLOW)
@@ -135,14 +101,14 @@ def test_it_rotates_its_panels_on_the_link_interval(floor, page):
     sim, server, manager = floor
     page.goto(create_link(manager, "Rotating TV", ["kpis", "alerts"], rotation_s=5))
     title = "document.getElementById('wb-panel-title').textContent"
-    wait_until(page, f"{title} === 'Key figures'")
+    wait_for_js(page, f"{title} === 'Key figures'")
     clock = page.inner_text("#clock")
     assert page.locator(".wb-panel[data-panel=alerts]").is_hidden()
-    wait_until(page, f"{title} === 'Open coaching alerts'", timeout=20_000)
+    wait_for_js(page, f"{title} === 'Open coaching alerts'", timeout=20_000)
     assert page.locator(".wb-panel[data-panel=kpis]").is_hidden()
     assert page.locator("#wb-alerts").is_visible()
     assert page.inner_text("#clock") != clock  # the clock ticks
-    wait_until(page, f"{title} === 'Key figures'", timeout=20_000)
+    wait_for_js(page, f"{title} === 'Key figures'", timeout=20_000)
     assert page.locator(".wb-panel[data-panel=queues]").is_hidden()  # not on this link
 
 
@@ -150,7 +116,7 @@ def test_it_tells_the_screen_when_its_link_is_revoked(floor, page):
     sim, server, manager = floor
     url = create_link(manager, "Front desk TV", ["kpis"])
     page.goto(url)
-    wait_until(page, "document.getElementById('conn').dataset.state === 'live'")
+    wait_for_js(page, "document.getElementById('conn').dataset.state === 'live'")
     revoke_newest(manager)
     # The socket closes within 5 s (tests/wallboard/test_socket.py); generous here, under load.
     page.wait_for_selector("#wallboard-closed[data-reason=revoked]", timeout=10_000)

@@ -19,7 +19,7 @@ SECRET = "wallboard-test-secret"
 
 
 @pytest.fixture(autouse=True)
-def secret_configured():
+def secret_configured(organization):
     with override_settings(UPSTREAM_WEBHOOK_SECRETS=[SECRET]):
         yield
 

@@ -5,8 +5,8 @@ from datetime import timedelta
 import pytest
 from django.core import signing
 
+from dashboard.testing.links import make_link, tampered
 from dashboard.wallboard.models import SALT, KioskLink
-from tests.wallboard.conftest import make_link, tampered
 
 pytestmark = pytest.mark.django_db
 

@@ -6,8 +6,8 @@ from datetime import timedelta
 from django.test import Client
 from django.utils import timezone
 
+from dashboard.testing.links import make_link
 from dashboard.wallboard.models import KioskLink
-from tests.wallboard.conftest import make_link
 
 FORM = {
     "name": "Sales floor TV",
@@ -105,7 +105,10 @@ def test_it_revokes_a_link_and_lists_its_state(alice, client_for):
     assert client.get(f"/wallboards/{revoked.pk}/revoke/").status_code == 405
     assert client.post("/wallboards/999/revoke/").status_code == 404
     page = client.get("/wallboards/").content.decode()
-    states = dict(re.findall(r"<td>([^<]+)<div.*?status-(\w+)", page, re.S))
+    states = {
+        name.strip(): state
+        for name, state in re.findall(r"<td>([^<]+)<div.*?status-(\w+)", page, re.S)
+    }
     assert states == {"Front desk": "active", "Old TV": "revoked", "Last quarter": "expired"}
     assert f"/wallboards/{active.pk}/revoke/" in page
     assert f"/wallboards/{revoked.pk}/revoke/" not in page  # nothing left to revoke

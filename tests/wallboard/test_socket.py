@@ -10,11 +10,11 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from config.asgi import application
+from dashboard.testing.feeds import running_feed
+from dashboard.testing.links import make_link, tampered
+from dashboard.testing.sockets import socket_for
 from dashboard.upstream import contract as c
 from dashboard.wallboard.build import build_id
-from tests.live.running_feed import running_feed
-from tests.live.test_socket_signin import socket_for
-from tests.wallboard.conftest import make_link, tampered
 
 pytestmark = pytest.mark.django_db(transaction=True)
 T0 = datetime.now(UTC)

@@ -3,8 +3,9 @@ dashboard goes away, gone by itself when they are back; a new deploy reloads the
 
 import pytest
 
-from tests.servers import screenshot, start_dashboard
-from tests.wallboard.test_browser import create_link, wait_until
+from dashboard.testing.browsers import screenshot, wait_for_js
+from dashboard.testing.links import create_link
+from dashboard.testing.servers import start_dashboard
 
 OVERLAY_SHOWN = "!document.getElementById('wb-stale').hidden"
 OVERLAY_GONE = "document.getElementById('wb-stale').hidden"
@@ -18,7 +19,7 @@ def board(sim_factory, tmp_path, page):
     servers = [start_dashboard(sim, tmp_path, {"BUILD_ID": "build-1"})]
     manager = servers[0].signed_in_client(servers[0].add_user("mia", "manager"))
     page.goto(create_link(manager, "Stale TV", ["kpis", "agents"], rotation_s=60))
-    wait_until(page, LIVE)
+    wait_for_js(page, LIVE)
     yield sim, servers
     for server in servers:
         server.stop()
@@ -27,14 +28,14 @@ def board(sim_factory, tmp_path, page):
 def test_it_covers_the_screen_while_the_service_is_gone_and_clears_by_itself(board, page):
     sim, _ = board
     assert page.locator("#wb-stale").is_hidden()
-    sim.control("refuse-sockets", seconds=20)
+    sim.control("refuse-sockets", seconds=8)  # past the staleness limit (3 s under test)
     sim.control("drop-sockets")
-    wait_until(page, OVERLAY_SHOWN, timeout=30_000)
+    wait_for_js(page, OVERLAY_SHOWN, timeout=30_000)
     text = page.inner_text("#wb-stale")
     assert "Data stale since" in text and "lost the call-centre service" in text
     screenshot(page, "wallboard-stale-upstream")
-    wait_until(page, OVERLAY_GONE, timeout=90_000)  # the bridge is back, with fresh data
-    wait_until(page, LIVE)
+    wait_for_js(page, OVERLAY_GONE, timeout=90_000)  # the bridge is back, with fresh data
+    wait_for_js(page, LIVE)
 
 
 def test_it_covers_the_screen_while_the_dashboard_is_down_and_reloads_on_a_new_build(
@@ -44,12 +45,12 @@ def test_it_covers_the_screen_while_the_dashboard_is_down_and_reloads_on_a_new_b
     port = int(servers[0].url.rsplit(":", 1)[1])
     page.evaluate("() => { window.sameDocument = true; }")
     servers[0].stop()
-    wait_until(page, OVERLAY_SHOWN, timeout=30_000)
+    wait_for_js(page, OVERLAY_SHOWN, timeout=30_000)
     assert "No updates from the dashboard" in page.inner_text("#wb-stale")
     screenshot(page, "wallboard-stale-dashboard")
 
     servers.append(start_dashboard(sim, tmp_path, {"BUILD_ID": "build-1"}, port=port))
-    wait_until(page, OVERLAY_GONE, timeout=90_000)  # htmx reconnected: fresh data, same page
+    wait_for_js(page, OVERLAY_GONE, timeout=90_000)  # htmx reconnected: fresh data, same page
     assert page.evaluate("() => window.sameDocument") is True
 
     servers[-1].stop()
@@ -58,4 +59,4 @@ def test_it_covers_the_screen_while_the_dashboard_is_down_and_reloads_on_a_new_b
     assert page.evaluate("() => window.sameDocument") is None
     config = page.evaluate("() => JSON.parse(document.getElementById('live-config').textContent)")
     assert config["build"] == "build-2"
-    wait_until(page, LIVE)
+    wait_for_js(page, LIVE)

@@ -1,4 +1,5 @@
 from django import template
+from django.utils.html import format_html
 
 register = template.Library()
 
@@ -11,8 +12,9 @@ def label(code) -> str:
 
 @register.filter
 def agent_name(agent_id, names) -> str:
-    """The agent's name when the live feed knows it, else a short form of the id."""
-    return named(agent_id, names) if agent_id else "AI"
+    """The agent's name when the live feed knows it, else a short form of the id; in <bdi>,
+    so a right-to-left name cannot reorder the text around it."""
+    return format_html("<bdi>{}</bdi>", named(agent_id, names) if agent_id else "AI")
 
 
 @register.filter

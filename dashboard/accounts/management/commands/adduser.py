@@ -6,6 +6,8 @@ import sys
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from dashboard.accounts.roles import GROUP_NAMES, MANAGER
@@ -26,10 +28,14 @@ class Command(BaseCommand):
         generated = False
         if password is None:
             password, generated = self._ask_password()
-        if len(password) < 8:
-            raise CommandError("The password must be at least 8 characters.")
-
-        user, created = get_user_model().objects.get_or_create(username=username)
+        model = get_user_model()
+        user = model.objects.filter(username=username).first()
+        created = user is None
+        user = user or model(username=username)
+        try:
+            validate_password(password, user)  # AUTH_PASSWORD_VALIDATORS, as the admin does
+        except ValidationError as exc:
+            raise CommandError(" ".join(exc.messages)) from None
         user.set_password(password)
         user.is_active = True
         user.is_staff = role == MANAGER

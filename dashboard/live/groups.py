@@ -1,0 +1,11 @@
+"""Pushing one rendered string to every socket of a group (`PushConsumer.push_html`)."""
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+FLOOR_CHARTS = "floor-charts"  # the live view's intraday charts; wallboards have none
+
+
+def push_html(group: str, html: str):
+    """From sync code (a view, the processor's thread): send `html` to `group`'s sockets."""
+    async_to_sync(get_channel_layer().group_send)(group, {"type": "push.html", "html": html})

@@ -1,0 +1,12 @@
+from django import template
+from django.utils.html import json_script
+
+from dashboard.live.browser import browser_config
+
+register = template.Library()
+
+
+@register.simple_tag
+def live_config():
+    """#live-config for a page that follows a socket: what live.js is told."""
+    return json_script(browser_config(), "live-config")

@@ -1,0 +1,111 @@
+"""The dashboard's background work: the live bridge to the service, its feed, the
+summaries refresher, the intraday recorder and the processing of stored webhook
+deliveries, wired together here (each is handed what the others give it).
+
+`run_bridge` is what `manage.py bridge` runs on its own (production) and what `manage.py
+serve` runs beside Daphne on the same event loop (one machine: Daphne has no lifespan and
+the in-memory channel layer does not cross processes). With REDIS_URL set, several bridges
+may run and only the one holding the lease (`leader.py`) does this work, the webhook
+processor included.
+"""
+
+import asyncio
+import logging
+from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
+
+import httpx
+from django.conf import settings
+from django.core.cache import cache
+
+from dashboard.live.feed import SNAPSHOT_KEY, LiveFeed
+from dashboard.live.leader import only_when_leading
+from dashboard.live.state import LiveState
+from dashboard.quality.processing import run_processor
+from dashboard.quality.publish import publish_qa
+from dashboard.reports.publish import campaigns_changed
+from dashboard.reports.recorder import Recorder
+from dashboard.reports.refresher import Refresher
+from dashboard.upstream.realtime import Bridge
+from dashboard.upstream.rest import from_settings
+from dashboard.wallboard import panels
+
+log = logging.getLogger("dashboard.live.bridge")
+
+
+def socket_url(base_url: str) -> str:
+    """Socket.IO lives on the API's host, without the /api path."""
+    parts = urlsplit(base_url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def live_feed(state: LiveState, **options) -> LiveFeed:
+    """The live feed, with the wallboard's panels riding along in its pushes."""
+    return LiveFeed(state, render_panels=panels.render, **options)
+
+
+def day_calls(rest):
+    """The recorder's way to the service's calls of the day, to fill gaps with."""
+
+    async def list_calls(since, agent_ids):
+        return await rest.day_calls(since=since, agent_ids=agent_ids)
+
+    return list_calls
+
+
+def summaries_changed():
+    """After each refresh of the service's summaries: the pages that show them."""
+    campaigns_changed()
+    publish_qa()
+
+
+async def run_bridge(stop: asyncio.Event):
+    async with httpx.AsyncClient() as client:
+        rest = from_settings(client)
+        state = LiveState(ZoneInfo(settings.TIME_ZONE), settings.SERVICE_LEVEL_THRESHOLD_S)
+        feed = live_feed(
+            state,
+            heartbeat=settings.LIVE_HEARTBEAT_S,
+            figures={
+                "service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S,
+                "appointments_today": None,  # unknown until the webhook records are read
+                "open_critical": None,
+            },
+        )
+        # Browsers ignore pushes not newer than theirs: go on from the last published version
+        # (a previous leader's, or this process's before a restart).
+        published = await cache.aget(SNAPSHOT_KEY)
+        feed.version = published[0] if published else 0
+        bridge = Bridge(socket_url(settings.UPSTREAM_BASE_URL), rest.session, rest, feed)
+        await asyncio.gather(
+            feed.run(stop),
+            bridge.run(stop),
+            Refresher(rest, feed, on_refreshed=summaries_changed).run(stop),
+            Recorder(state, list_calls=day_calls(rest)).run(stop),
+            run_processor(stop, on_figures=feed.set_figures),
+        )
+
+
+class BridgeTask:
+    """Starts the background work on the running loop and stops it cleanly."""
+
+    def __init__(self):
+        self.stop_event = asyncio.Event()
+        self.tasks: list[asyncio.Task] = []
+
+    def start(self):
+        work = only_when_leading(run_bridge) if settings.REDIS_URL else run_bridge
+        self.tasks.append(asyncio.ensure_future(self._supervised(work)))
+
+    async def _supervised(self, work):
+        while not self.stop_event.is_set():
+            try:
+                await work(self.stop_event)
+            except Exception:
+                log.exception("%s stopped unexpectedly; restarting it", work.__name__)
+                await asyncio.sleep(1)
+
+    async def stop(self):
+        self.stop_event.set()
+        if self.tasks:
+            await asyncio.wait(self.tasks, timeout=5)

@@ -1,0 +1,72 @@
+"""What the QA and coaching pages show, for the views and for the live pushes alike."""
+
+from django.core.cache import cache
+from django.db.models import Avg, Count, FloatField, Q
+
+from dashboard.live.feed import NAMES_KEY
+from dashboard.shared.figures import chart_panels, explain
+from dashboard.shared.today import start_of_today
+
+from .metrics import qa_percent, qa_trend, service_totals
+from .models import CoachingAlert, ComplianceResult, Scorecard
+from .templatetags.labels import agent_name, named
+
+
+def agent_names() -> dict:
+    """Webhooks carry agent ids only; the live feed knows their names."""
+    return cache.get(NAMES_KEY) or {}
+
+
+def qa_context() -> dict:
+    names, service = agent_names(), service_totals()
+    charts = {"chart-qa": qa_trend(start_of_today())}
+    return {
+        "names": names,
+        "service": service,
+        "charts": charts,
+        "panels": chart_panels(charts) + [explain("pass_rate"), explain("service_counts")],
+        "scored": Scorecard.objects.aggregate(
+            n=Count("id"), passed=Count("id", filter=Q(passed=True))
+        ),
+        "recent": Scorecard.objects.order_by("-scored_at")[:25],
+        "by_agent": scores_by("agent_id", lambda agent_id: agent_name(agent_id, names)),
+        "by_template": scores_by("template_id", lambda t: named(t, service["template_names"])),
+        "failures": failures_by_rule(),
+    }
+
+
+def failures_by_rule():
+    return (
+        ComplianceResult.objects.filter(passed=False)
+        .values("rule")
+        .annotate(n=Count("id"))
+        .order_by("-n")
+    )
+
+
+def alerts_matching(chosen: dict):
+    """Coaching alerts, newest first, that the page's filters (views.alert_filters) match."""
+    alerts = CoachingAlert.objects.order_by("-raised_at")
+    for key in ("severity", "status"):
+        if chosen[key]:
+            alerts = alerts.filter(**{key: chosen[key]})
+    if chosen["agent"]:
+        alerts = alerts.filter(agent_id=chosen["agent"])
+    if chosen["kind"]:
+        alerts = alerts.filter(kind=chosen["kind"])
+    return alerts
+
+
+def scores_by(key: str, name, limit: int | None = 50) -> list[dict]:
+    """Scorecards, their average and passes per `key` (the `limit` with most), each row
+    named."""
+    rows = (
+        Scorecard.objects.values(key)
+        .annotate(
+            n=Count("id"),
+            avg=Avg(qa_percent(), output_field=FloatField()),
+            passed=Count("id", filter=Q(passed=True)),
+        )
+        .order_by("-n", key)[:limit]
+    )
+    return [{**row, "name": name(row[key])} for row in rows]

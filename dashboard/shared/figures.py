@@ -1,0 +1,278 @@
+"""What each figure means, in one place: the explain panels render it and
+tests/test_figures_doc.py checks it word for word against the tables of docs/metrics.md.
+
+A panel is `templates/figures/_explain.html`, given `explain(key, inputs)`; a control that
+opens it is `templates/figures/_open.html` (`key`, optional `label`). Formula, window and
+source are fixed; the inputs are the counts behind the number shown. On a page whose
+figures are pushed, the panels stay out of the pushed fragments (a replaced panel would
+close) and the fragments carry the inputs in hidden `data-why="KEY"` elements, which
+static/js/explain.js copies into the open panel.
+"""
+
+import re
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.utils.html import escape, format_html
+from django.utils.safestring import SafeString, mark_safe
+
+LIVE = "Live floor"
+CHARTS = "Intraday charts (live view)"
+OUTBOUND = "Outbound (campaigns)"
+QA = "QA"
+DAY_SOURCES = (
+    "the 15-minute slots stored earlier today; calls the service lists (`GET /calls?since=`) "
+    "that neither counted"
+)
+
+
+@dataclass(frozen=True)
+class Figure:
+    table: str  # the docs/metrics.md table that defines it
+    name: str
+    formula: str
+    window: str
+    source: str
+
+
+FIGURES = {
+    "agent_states": Figure(
+        LIVE,
+        "Agents by state",
+        "count of agents whose current status is that state: available, ringing (shown "
+        'under "On call"), on call, wrap-up, paused, offline; an unknown status is counted '
+        'as "unknown", never dropped',
+        "now",
+        "`GET /agent-status` on (re)connect, then `agent.status` events",
+    ),
+    "active_calls": Figure(
+        LIVE,
+        "Active calls",
+        "calls started and not yet ended",
+        "now",
+        "`GET /calls?status=active` on (re)connect, then `call.started` / `call.ended`",
+    ),
+    "ai_calls": Figure(
+        LIVE,
+        "AI-handled",
+        "active calls with `ai_handled = true`",
+        "now",
+        "`GET /calls?status=active` on (re)connect, then `call.started` / `call.ended`",
+    ),
+    "waiting": Figure(
+        LIVE,
+        "Calls waiting",
+        "sum of `waiting` over queues",
+        "now",
+        "the latest `queue.stats` of each queue",
+    ),
+    "longest_wait": Figure(
+        LIVE,
+        "Longest wait",
+        "the longest `longest_wait_s` over queues, plus the time since those statistics "
+        "where callers are still waiting",
+        "now",
+        "the latest `queue.stats` of each queue",
+    ),
+    "service_level": Figure(
+        LIVE,
+        "Service level",
+        "inbound calls answered within the threshold (`SERVICE_LEVEL_THRESHOLD_S`, default "
+        "20 s) ÷ inbound calls answered",
+        "today; per 15 minutes on the chart",
+        "`call.started` (inbound, with an agent) and `queue.stats`; the 15-minute slots "
+        "stored earlier today",
+    ),
+    "completed": Figure(
+        LIVE,
+        "Completed",
+        "calls ended",
+        "today",
+        f"`call.ended` events; {DAY_SOURCES}",
+    ),
+    "aht": Figure(
+        LIVE,
+        "AHT (average handle time)",
+        "(talk + hold time of agent-handled calls + the agents' wrap-up time after them, a "
+        "wrap-up under way counted up to now) ÷ agent-handled calls ended",
+        "today; per 15 minutes on the chart",
+        "`call.ended.duration_s`; wrap-up from `agent.status` (`wrap_up` → next state); "
+        f"{DAY_SOURCES} (their talk time only)",
+    ),
+    "occupancy": Figure(
+        LIVE,
+        "Occupancy",
+        "agent time ringing, on calls and in wrap-up ÷ (that time + agent time available), "
+        "states under way counted up to now; paused and offline time are left out",
+        "today",
+        "`agent.status`: each state's time (time before 00:00 is cut off); the 15-minute "
+        "slots stored earlier today",
+    ),
+    "ai_share": Figure(
+        LIVE,
+        "AI-handled share (header)",
+        "calls ended that the AI handled ÷ calls ended",
+        "today",
+        f"`call.ended` of calls started with `ai_handled = true`; {DAY_SOURCES}",
+    ),
+    "ai_dialing": Figure(
+        LIVE,
+        "AI dialing on/off (header)",
+        "the service's `enabled` flag",
+        "as of the last pull",
+        "`GET /ai`",
+    ),
+    "appointments_today": Figure(
+        LIVE,
+        "Appointments (tile)",
+        "appointments booked",
+        "today",
+        "`appointment_booked` webhooks, stored",
+    ),
+    "open_critical": Figure(
+        LIVE,
+        "Critical alerts (tile)",
+        "coaching alerts of severity critical not resolved (open or acknowledged)",
+        "now",
+        "`coaching_alert` webhooks, resolutions on `/coaching/`",
+    ),
+    "abandon_rate": Figure(
+        LIVE,
+        "Abandon rate",
+        "**not shown**: the service reports no abandoned calls (no event, no REST row, no "
+        "webhook carries them)",
+        "–",
+        "–",
+    ),
+    "asa": Figure(
+        LIVE,
+        "ASA",
+        "**not shown**: the contract carries no per-call queue time (see service level)",
+        "–",
+        "–",
+    ),
+    "chart_calls": Figure(
+        CHARTS,
+        "Calls per 15 minutes",
+        "`call.started` events in the slot (bars) and `call.ended` events in the slot "
+        "(line); dashed: the same weekday last week",
+        "per 15 minutes, today",
+        f"realtime events, kept in `FloorSlot`; {DAY_SOURCES}",
+    ),
+    "chart_service": Figure(
+        CHARTS,
+        "Service level and AHT per 15 minutes",
+        "the live formulas of service level and AHT over the slot's counters; dashed: the "
+        "same weekday last week",
+        "per 15 minutes, today",
+        "realtime events, kept in `FloorSlot`",
+    ),
+    "progress": Figure(
+        OUTBOUND,
+        "Progress",
+        "contacts dialed ÷ contacts in the campaign (`dialedContacts` ÷ `totalContacts`)",
+        "since the campaign started",
+        "`GET /campaigns`",
+    ),
+    "connect_rate": Figure(
+        OUTBOUND,
+        "Connect rate",
+        "connected calls ÷ dial attempts (`connectedCalls` ÷ `dialedContacts`)",
+        "since the campaign started",
+        "`GET /campaigns`",
+    ),
+    "appointments": Figure(
+        OUTBOUND,
+        "Appointments",
+        "`appointmentsBooked`",
+        "since the campaign started",
+        "`GET /campaigns`",
+    ),
+    "conversion": Figure(
+        OUTBOUND,
+        "Conversion",
+        "appointments booked ÷ connected calls (`appointmentsBooked` ÷ `connectedCalls`)",
+        "since the campaign started",
+        "`GET /campaigns`",
+    ),
+    "chart_campaign": Figure(
+        OUTBOUND,
+        "Dial attempts, connects, appointments per 15 minutes (campaign chart)",
+        "how much `dialedContacts`, `connectedCalls`, `appointmentsBooked` grew between two "
+        "pulls, added to the slot of the later pull; dashed: the same weekday last week",
+        "per 15 minutes, today",
+        "`GET /campaigns`, kept in `CampaignSlot`",
+    ),
+    "outcome_mix": Figure(
+        OUTBOUND,
+        "Outcome mix",
+        "completed calls of the campaign by `outcome` ÷ all its completed calls",
+        "today",
+        "`call_completed` webhooks",
+    ),
+    "qa_average": Figure(
+        QA,
+        "QA average",
+        "mean over scorecards of score ÷ the template's max score",
+        "all received (tables), today per hour (trend; dashed: the same weekday last week)",
+        "`qa_scored` webhooks",
+    ),
+    "pass_rate": Figure(
+        QA,
+        "Pass rate",
+        "scorecards passed ÷ scorecards",
+        "all received",
+        "`qa_scored` webhooks",
+    ),
+    "service_counts": Figure(
+        QA,
+        "The service's counts",
+        "scorecards, compliance checks (failed), coaching alerts (critical) since 00:00",
+        "today, as of the last pull",
+        "`GET /qa/scorecards`, `/compliance/checks`, `/coaching/alerts?since=`",
+    ),
+}
+
+MARKS = re.compile(r"`([^`]*)`|\*\*([^*]*)\*\*")
+
+
+def marked(text: str) -> SafeString:
+    """The doc's markdown marks as HTML: `code` and **strong**; everything else escaped."""
+    out, at = [], 0
+    for m in MARKS.finditer(text):
+        out.append(escape(text[at : m.start()]))
+        code, strong = m.groups()
+        out.append(
+            format_html("<code>{}</code>", code)
+            if code is not None
+            else format_html("<strong>{}</strong>", strong)
+        )
+        at = m.end()
+    out.append(escape(text[at:]))
+    return mark_safe("".join(out))
+
+
+def window(text: str) -> str:
+    """The doc's window with the day it means: "today since 00:00, Europe/London"."""
+    return re.sub(r"\btoday\b", f"today since 00:00, {settings.TIME_ZONE}", text, count=1)
+
+
+def explain(key: str, inputs=(), origin: str = "") -> dict:
+    """What `templates/figures/_explain.html` shows for the figure `key`: its definition,
+    the counts behind the number (`inputs`, lines of text) and, for figures fed live, the
+    `data-why` key of a line saying where today's counts came from (`origin`)."""
+    f = FIGURES[key]
+    return {
+        "key": key,
+        "name": f.name,
+        "formula": marked(f.formula),
+        "window": marked(window(f.window)),
+        "source": marked(f.source),
+        "inputs": list(inputs),
+        "origin": origin,
+    }
+
+
+def chart_panels(charts: dict) -> list[dict]:
+    """The explain panels of a page's charts (dashboard/shared/charts.py `chart`)."""
+    return [explain(x["explains"], x["inputs"]) for x in charts.values() if x["explains"]]

@@ -1,0 +1,58 @@
+"""The test harness: what the tests (tests/) and the benchmarks (bench/) start, drive and
+wait on, each in one place. Product code never imports it (tests/test_layers.py).
+
+Modules, each named for what it gives:
+
+- `processes`: `Process` (a child with its output kept as it comes: `said`, `log`,
+  `wait_for_line`, `expect`/`say` for line-driven children, `stop`, `kill`), `free_port`,
+  and the one way to poll: `wait_until(check, timeout, what)` and, on a test's event loop,
+  `await await_until(...)`.
+- `simulator`: `start_simulator(*args)` runs `manage.py simulate` and returns a `Sim`
+  (`control`, `agents`, `stats`, `sign_in`, `get`, its URLs and users).
+- `servers`: `start_dashboard(sim, tmp_path, extra_env)` runs `manage.py serve` and returns
+  a `DashboardServer` (`url`, `add_user`, `signed_in_client`, `manage`, `log`, `stop`);
+  `start_topology` (Redis, workers and bridges), `start_bridge`, `start_worker`,
+  `dashboard_env`, `signed_in_client`, `session_cookie`, `ready`.
+- `stores`: `redis_server()` and `postgres_server()` (context managers).
+- `browsers`: `sign_in(page, server, user)`, `screenshot(page, name)` (test-artifacts/),
+  `wait_for_js(page, js_condition)`.
+- `live_view`: the live view as a browser reads it (`LiveSocket`, `LiveBrowser`, `View`,
+  `matches_truth`); `sockets`: in-process websockets (`socket_for`, `communicator`,
+  `closed_with`); `feeds`: `Events` (the service's events made by hand) and
+  `running_feed`; `upstream`: the adapter wired to a simulator (`session_for`,
+  `bridge_for`, `StateSink`, `truth`); `downloads`: `csv_rows` (a CSV download read
+  through the test client); `people`, `links`, `routes`, `receiver`.
+- `fixtures`: the pytest plugin (tests/conftest.py loads it): `alice` (Manager), `bob`
+  (Supervisor), `carol` (Wallboard viewer), `dave` (no role), `client_for`, `role_groups`;
+  `simulator` (a test's own), `module_simulator` (one per module, for tests that only
+  read), `sim_factory`; `dashboard_server`; `browser` (one Chromium per module), `page`;
+  `redis_url`, `postgres_url`.
+
+What keeps the suite fast, for new tests to use:
+
+- A module that only reads from the service takes `module_simulator`, not `simulator`.
+- A dashboard's database is a copy of one migrated once per set of migrations
+  (`.test-cache/`), never a `migrate` per start; a restart on the same `tmp_path` keeps it.
+- The product's slow clocks are settings, shortened for every dashboard the tests start
+  (`fixtures.TEST_SETTINGS`: heartbeat 1 s, browsers' staleness 3 s); a value set in the
+  shell wins. A test that needs another value passes it in `extra_env`.
+- Real-time windows of the long tests are environment variables with short defaults:
+  `TEST_SOAK_S` (the token-rotation soak, 20 s; 60 s was the old minute) and
+  `TEST_OUTAGE_S` (the refused-sockets outage, 12 s).
+- `make test` runs the tests in parallel workers (pytest-xdist, `-n 3 --dist loadfile`;
+  `TEST_WORKERS=0 make test` for one process): a module's tests stay together and in
+  order, every port comes from `free_port`, every file from `tmp_path`. Keep it so: no
+  fixed port, no shared file, and no reliance on what another module left in the test
+  database (a transactional test flushes it: take `role_groups` if you need the roles).
+- One long module is the suite's tail: the slowest modules are collected first
+  (`SLOW_FIRST` in tests/conftest.py; put a new slow module there), and a module of browser
+  tests that grows past a minute is better split in two.
+- Wait with `wait_until`/`await_until`, or a browser's own waits, never a bare sleep
+  that assumes how fast the machine is.
+"""
+
+import os
+
+# Real-time windows of the long tests (see above); `TEST_SOAK_S=60 make test` for the minute.
+SOAK_S = float(os.environ.get("TEST_SOAK_S", "20"))
+OUTAGE_S = float(os.environ.get("TEST_OUTAGE_S", "12"))

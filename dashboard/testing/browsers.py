@@ -1,0 +1,44 @@
+"""Chromium through Playwright, as a supervisor's browser or an office TV."""
+
+from .processes import ROOT
+from .servers import USER_PASSWORD
+
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def launch(playwright):
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+def sign_in(page, server, username):
+    """Through the sign-in form; lands on the live view."""
+    page.goto(f"{server.url}/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", USER_PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{server.url}/")
+
+
+def screenshot(page, name):
+    """test-artifacts/NAME.png, to look at after the run."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=False)
+    return path
+
+
+def wait_for_js(page, condition: str, timeout=30_000):
+    """Until the JavaScript expression `condition` holds on the page. Polls on a timer: a
+    busy page at 4K may draw too few frames for rAF polling. A function, not a bare
+    expression, which Playwright would evaluate with eval (the page's CSP refuses)."""
+    page.wait_for_function(f"() => {condition}", polling=250, timeout=timeout)

@@ -1,0 +1,164 @@
+"""The harness's pytest fixtures (tests/conftest.py loads this plugin)."""
+
+import os
+
+import pytest
+from django.contrib.auth.models import Group
+from django.core.cache import cache
+from django.test import override_settings
+
+from dashboard.accounts.roles import GROUP_NAMES, MANAGER, SUPERVISOR, WALLBOARD
+from dashboard.upstream.webhooks import ORGANIZATION_KEY, remember_organization
+
+from . import browsers, deliveries, stores
+from .people import make_user
+from .servers import start_dashboard
+from .simulator import start_simulator
+
+# Limits that make real time pass slowly in the product, shortened for every dashboard the
+# tests start (they inherit this environment). Each is a setting; the shell's value wins.
+TEST_SETTINGS = {
+    "LIVE_HEARTBEAT_S": "1",  # a quiet floor's push; the upstream status lapses after 3
+    "LIVE_STALE_AFTER_S": "3",  # browsers say "stale" after this long without a message
+}
+for _name, _value in TEST_SETTINGS.items():
+    os.environ.setdefault(_name, _value)
+
+
+# ---- People -----------------------------------------------------------------------------
+@pytest.fixture
+def alice(db):
+    """A Manager."""
+    return make_user("alice", MANAGER)
+
+
+@pytest.fixture
+def bob(db):
+    """A Supervisor."""
+    return make_user("bob", SUPERVISOR)
+
+
+@pytest.fixture
+def carol(db):
+    """A Wallboard viewer."""
+    return make_user("carol", WALLBOARD)
+
+
+@pytest.fixture
+def dave(db):
+    """Signed in, but with no role at all."""
+    return make_user("dave")
+
+
+@pytest.fixture
+def role_groups(db):
+    """The role groups the data migration makes (a transactional test before this one, in
+    the same worker, flushed them)."""
+    for name in GROUP_NAMES.values():
+        Group.objects.get_or_create(name=name)
+
+
+@pytest.fixture
+def client_for(client):
+    """A test client signed in as the given user."""
+
+    def sign_in(user):
+        client.force_login(user)
+        return client
+
+    return sign_in
+
+
+@pytest.fixture
+def organization():
+    """The organisation the bridge would have learned at sign-in ("org"), for tests that
+    post deliveries in process."""
+    remember_organization("org")
+    yield "org"
+    cache.delete(ORGANIZATION_KEY)
+
+
+@pytest.fixture
+def webhook_secrets(organization):
+    """The receiver configured with the two secrets deliveries.SECRETS (a rotation)."""
+    with override_settings(UPSTREAM_WEBHOOK_SECRETS=deliveries.SECRETS):
+        yield deliveries.SECRETS
+
+
+# ---- The simulated tenant ---------------------------------------------------------------
+@pytest.fixture
+def sim_factory():
+    """Start simulators with the given `manage.py simulate` arguments; stopped after."""
+    started = []
+
+    def make(*args, **kwargs):
+        sim = start_simulator(*args, **kwargs)
+        started.append(sim)
+        return sim
+
+    yield make
+    for sim in started:
+        sim.stop()
+
+
+@pytest.fixture
+def simulator(sim_factory):
+    """A simulated tenant of the test's own, with its fault controls."""
+    return sim_factory("--faults", "--seed", "7")
+
+
+@pytest.fixture(scope="module")
+def module_simulator():
+    """One simulated tenant for a whole module, for tests that only read from it (no
+    fault, no pause): a start saved per test."""
+    sim = start_simulator("--faults", "--seed", "7")
+    yield sim
+    sim.stop()
+
+
+# ---- The dashboard and a browser ----------------------------------------------------------
+@pytest.fixture
+def dashboard_server(simulator, tmp_path):
+    server = start_dashboard(simulator, tmp_path)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Chromium for one test module: Playwright's sync API holds an event loop while it
+    runs, which the asyncio tests of later modules must not find."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = browsers.launch(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    pg = context.new_page()
+    yield pg
+    context.close()
+
+
+# ---- Redis and PostgreSQL -----------------------------------------------------------------
+@pytest.fixture
+def redis_url():
+    """A fresh, empty Redis; its URL."""
+    with stores.redis_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    with stores.postgres_server() as server:
+        yield server
+
+
+@pytest.fixture
+def postgres_url(postgres_server):
+    """A fresh, empty PostgreSQL database for one test; its URL."""
+    return postgres_server.new_database()

@@ -1,0 +1,167 @@
+"""Child processes and waiting: the one way the harness starts, reads, stops and polls.
+
+A `Process` runs in a session of its own (stopping it stops what it started) and has its
+output read into memory line by line as it comes, so a test can ask what it has said so
+far and a failure can show its log. `wait_until` and `await_until` poll a condition.
+"""
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MANAGE = [sys.executable, "manage.py"]
+
+
+def free_port() -> int:
+    """A port nothing listens on now (the kernel's pick, so workers rarely collide)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Process:
+    """A child process whose output (stdout and stderr together) is kept as it comes."""
+
+    def __init__(self, args, *, env=None, cwd=ROOT, stdin=False, on_line=None):
+        self.popen = subprocess.Popen(
+            [str(a) for a in args],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.PIPE if stdin else None,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        self.lines: list[str] = []
+        self.read = 0  # how many lines `expect` has consumed
+        self.ended = threading.Event()  # its output closed: it exited, or is about to
+        self._on_line = on_line
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self):
+        for line in self.popen.stdout:
+            self.lines.append(line)
+            if self._on_line:
+                self._on_line(line)
+        self.ended.set()
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    @property
+    def running(self) -> bool:
+        return self.popen.poll() is None
+
+    def log(self) -> str:
+        return "".join(self.lines)
+
+    def said(self, text: str) -> bool:
+        return any(text in line for line in self.lines)
+
+    def wait_for_line(self, text: str, timeout: float = 30) -> str:
+        """The first line containing `text`, waiting for it; fails with the log if the
+        process ends or `timeout` passes first."""
+        deadline = time.monotonic() + timeout
+        seen = 0
+        while True:
+            for line in self.lines[seen:]:
+                if text in line:
+                    return line
+            seen = len(self.lines)
+            if self.ended.is_set() and seen == len(self.lines):
+                raise AssertionError(
+                    f"{self.popen.args[:3]} ended before saying {text!r}:\n{self.log()[-3000:]}"
+                )
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"{self.popen.args[:3]} did not say {text!r} within "
+                    f"{timeout:g} s:\n{self.log()[-3000:]}"
+                )
+            time.sleep(0.05)
+
+    def expect(self, prefix: str, timeout: float = 120) -> str:
+        """The next line, after those already expected, that starts with `prefix` (for a
+        child driven by lines on stdin, answering with lines on stdout)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            while self.read < len(self.lines):
+                line = self.lines[self.read].strip()
+                self.read += 1
+                if line.startswith(prefix):
+                    return line
+            if self.ended.is_set() and self.read == len(self.lines):
+                raise RuntimeError(f"{self.popen.args[:4]} exited (code {self.popen.wait()})")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{self.popen.args[:4]} did not say {prefix!r}")
+            time.sleep(0.01)
+
+    def say(self, line: str):
+        self.popen.stdin.write(line + "\n")
+        self.popen.stdin.flush()
+
+    def signal(self, sig: int):
+        """Send `sig` to the process alone (a SIGTERM a supervisor would send)."""
+        if self.running:
+            self.popen.send_signal(sig)
+
+    def kill(self):
+        """SIGKILL to its whole session: a crash, as far as anyone else can tell."""
+        if self.running:
+            os.killpg(self.popen.pid, signal.SIGKILL)
+            self.popen.wait()
+
+    def stop(self, timeout: float = 10):
+        """End of input for a child driven by lines; otherwise (or if that did not end it)
+        SIGTERM to its session, then SIGKILL if it has not gone within `timeout`."""
+        if self.popen.stdin and not self.popen.stdin.closed:
+            with contextlib.suppress(OSError):
+                self.popen.stdin.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.popen.wait(timeout)
+        if self.running:
+            os.killpg(self.popen.pid, signal.SIGTERM)
+            try:
+                self.popen.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def wait_until(check, timeout: float = 30, what="", *, interval=0.1, ignoring=()):
+    """Call `check` until it returns something true, and return that. Exceptions of the
+    types in `ignoring` count as "not yet" (a server that does not listen yet). `what` names
+    the condition in the failure; a callable (a process's `log`) is called for it then."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            result = check()
+        except ignoring:
+            result = None
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {_said(what, check)}")
+        time.sleep(interval)
+
+
+async def await_until(check, timeout: float = 30, what="", *, interval=0.1):
+    """`wait_until` for a test's event loop: sleeps without blocking the loop."""
+    deadline = time.monotonic() + timeout
+    while not (result := check()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {_said(what, check)}")
+        await asyncio.sleep(interval)
+    return result
+
+
+def _said(what, check) -> str:
+    return what() if callable(what) else what or getattr(check, "__name__", repr(check))

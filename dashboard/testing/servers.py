@@ -1,0 +1,178 @@
+"""The dashboard as real processes, exactly as `make run` or a deployment starts them.
+
+`start_dashboard` runs `manage.py serve` (Daphne and the bridge on one event loop) on its
+own SQLite file against a simulated tenant; `start_bridge` and `start_worker` run the
+production pieces (`manage.py bridge`, a bare Daphne worker). Each SQLite file is a copy
+of one database migrated once per set of migrations, not a `migrate` per start.
+"""
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from .processes import MANAGE, ROOT, Process, free_port, wait_until
+
+USER_PASSWORD = "e2e-password-123"
+WEBHOOK_SECRET = "e2e-webhook-secret"
+CACHE = ROOT / ".test-cache"
+
+
+def dashboard_env(sim, database_url: str, **settings) -> dict:
+    """The environment of a dashboard process pointed at the simulator `sim`."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "UPSTREAM_BASE_URL": sim.base_url,
+        "UPSTREAM_AUTH_URL": sim.auth_url,
+        "UPSTREAM_ANON_KEY": sim.anon_key,
+        "UPSTREAM_EMAIL": sim.email_a,
+        "UPSTREAM_PASSWORD": sim.password,
+        "UPSTREAM_WEBHOOK_SECRETS": WEBHOOK_SECRET,
+        "REDIS_URL": "",
+        **{k: str(v) for k, v in settings.items()},
+    }
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    return env
+
+
+def manage(env: dict, *args) -> str:
+    """Run a management command with `env`; its output."""
+    return subprocess.run(
+        [*MANAGE, *args], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def migrated_sqlite(path: Path) -> str:
+    """A migrated SQLite database at `path` (a copy of the template); its URL."""
+    shutil.copyfile(_template(), path)
+    return f"sqlite:///{path}"
+
+
+def _template() -> Path:
+    """Migrated once per set of migrations: the file's name is a hash of them, made under
+    a temporary name and renamed into place, so parallel workers never see half of one."""
+    digest = hashlib.sha256(sys.executable.encode())
+    for path in sorted(ROOT.glob("dashboard/*/migrations/*.py")):
+        digest.update(path.read_bytes())
+    template = CACHE / f"migrated-{digest.hexdigest()[:16]}.sqlite3"
+    if not template.exists():
+        CACHE.mkdir(exist_ok=True)
+        partial = template.with_suffix(f".{os.getpid()}.partial")
+        env = {**os.environ, "DATABASE_URL": f"sqlite:///{partial}", "REDIS_URL": ""}
+        env.pop("DJANGO_SETTINGS_MODULE", None)
+        manage(env, "migrate", "--noinput", "-v0")
+        os.replace(partial, template)
+    return template
+
+
+@dataclass
+class DashboardServer:
+    url: str
+    env: dict
+    process: Process
+    database: Path
+
+    def manage(self, *args) -> str:
+        """Run a management command against this server's database."""
+        return manage(self.env, *args)
+
+    def add_user(self, username: str, role: str) -> str:
+        self.manage("adduser", username, "--role", role, "--password", USER_PASSWORD)
+        return username
+
+    def signed_in_client(self, username: str, timeout: float = 10) -> httpx.Client:
+        return signed_in_client(self.url, username, timeout)
+
+    def log(self) -> str:
+        return self.process.log()
+
+    def stop(self):
+        self.process.stop()
+
+
+def start_dashboard(sim, tmp_path, extra_env=None, wait_ready=True, port=None):
+    """Start `manage.py serve` against the simulator `sim`; wait until /readyz says ready
+    (or, with wait_ready=False, until it answers at all). A restart on the same `tmp_path`
+    keeps the database."""
+    port = port or free_port()
+    database = Path(tmp_path) / "dashboard.sqlite3"
+    url = f"sqlite:///{database}" if database.exists() else migrated_sqlite(database)
+    env = dashboard_env(sim, url, PORT=port, **(extra_env or {}))
+    process = Process([*MANAGE, "serve", "--port", port], env=env)
+    server = DashboardServer(f"http://127.0.0.1:{port}", env, process, database)
+
+    def answers():
+        if not process.running:
+            raise AssertionError(f"the dashboard exited early:\n{server.log()}")
+        status = httpx.get(f"{server.url}/readyz", timeout=1).status_code
+        return status == 200 or not wait_ready
+
+    try:
+        wait_until(answers, 30, f"the dashboard on port {port}", ignoring=httpx.HTTPError)
+    except AssertionError as failed:
+        server.stop()
+        raise AssertionError(f"{failed}\n{server.log()}") from None
+    return server
+
+
+def start_bridge(env: dict) -> Process:
+    """`manage.py bridge`, the production bridge process."""
+    return Process([*MANAGE, "bridge"], env=env)
+
+
+def start_worker(env: dict, port: int) -> Process:
+    """A production web worker (docs/deploy.md): our Daphne server serving config.asgi, no
+    bridge inside."""
+    web = [sys.executable, "-m", "dashboard.live.web"]
+    return Process([*web, "-b", "127.0.0.1", "-p", port, "config.asgi:application"], env=env)
+
+
+def start_topology(sim, redis_url, database_url, ports, bridges=2, **settings) -> dict:
+    """The production topology on Redis and `database_url` (migrated here): `bridges`
+    bridge processes (bridge-1..) and a Daphne worker per port (web-1..); bob, a Supervisor,
+    can sign in."""
+    env = dashboard_env(sim, database_url, REDIS_URL=redis_url, **settings)
+    manage(env, "migrate", "--noinput", "-v0")
+    manage(env, "adduser", "bob", "--role", "supervisor", "--password", USER_PASSWORD)
+    processes = {f"bridge-{n}": start_bridge(env) for n in range(1, bridges + 1)}
+    processes |= {f"web-{n}": start_worker(env, port) for n, port in enumerate(ports, 1)}
+    return processes
+
+
+def ready(url: str) -> bool:
+    """Whether the dashboard at `url` says it is ready (False when it does not answer)."""
+    try:
+        return httpx.get(f"{url}/readyz", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def signed_in_client(url: str, username: str, timeout: float = 10) -> httpx.Client:
+    """An HTTP client signed in through the real sign-in form, as a browser is."""
+    client = httpx.Client(base_url=url, timeout=timeout)
+    client.get("/accounts/login/")
+    client.post("/accounts/login/", data=_sign_in_form(client, username))
+    assert "sessionid" in client.cookies, "sign-in failed"
+    return client
+
+
+async def session_cookie(url: str, username: str) -> str:
+    """Sign in through the form from a test's event loop; the session cookie."""
+    async with httpx.AsyncClient(base_url=url, timeout=10) as client:
+        await client.get("/accounts/login/")
+        await client.post("/accounts/login/", data=_sign_in_form(client, username))
+        return f"sessionid={client.cookies['sessionid']}"
+
+
+def _sign_in_form(client, username: str) -> dict:
+    return {
+        "username": username,
+        "password": USER_PASSWORD,
+        "csrfmiddlewaretoken": client.cookies["csrftoken"],
+    }

@@ -1,0 +1,43 @@
+"""Browsers' websockets in the test's own process (channels' WebsocketCommunicator on the
+real ASGI application), signed in with a session made straight in the database."""
+
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+from django.contrib.sessions.backends.db import SessionStore
+
+from config.asgi import application
+
+ORIGIN = b"http://127.0.0.1:8000"
+
+
+def session_cookie_for(user) -> bytes:
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"  # not axes
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.save()
+    return f"{settings.SESSION_COOKIE_NAME}={session.session_key}".encode()
+
+
+def communicator(cookie=b"", origin=ORIGIN, path="/ws/live/"):
+    headers = [(b"origin", origin), (b"host", b"127.0.0.1:8000")]
+    if cookie:
+        headers.append((b"cookie", cookie))
+    return WebsocketCommunicator(application, path, headers=headers)
+
+
+async def socket_for(user, path="/ws/live/"):
+    """A websocket of `user`'s signed-in browser, not yet connected."""
+    return communicator(await sync_to_async(session_cookie_for)(user), path=path)
+
+
+async def closed_with(ws) -> int:
+    """The code a socket was closed with right after its handshake (the handshake itself
+    succeeds, so that the browser learns why)."""
+    connected, _ = await ws.connect()
+    assert connected
+    out = await ws.receive_output(timeout=2)
+    assert out["type"] == "websocket.close"
+    return out["code"]

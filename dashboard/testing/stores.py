@@ -1,0 +1,114 @@
+"""A real Redis and a real PostgreSQL on 127.0.0.1, each from a temporary directory on a
+free port, removed when stopped. Nothing is skipped: a missing server binary fails the
+test and names the script that installs it."""
+
+import contextlib
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from itertools import count
+
+import psycopg
+import redis
+
+from .processes import Process, free_port, wait_until
+
+INSTALL_HINT = "run `bash .ci/system-deps` (as root) to install it from Debian's packages"
+PG_USER = "dashboard"
+_databases = count(1)
+
+
+class MissingServer(RuntimeError):
+    pass
+
+
+def binary(name: str, *extra_dirs: str) -> str:
+    for where in [None, *extra_dirs]:
+        found = shutil.which(name, path=where)
+        if found:
+            return found
+    raise MissingServer(f"`{name}` is not installed: {INSTALL_HINT}")
+
+
+def _started(process: Process, check, what: str):
+    try:
+        wait_until(lambda: process.running and check(), 30, what, ignoring=Exception)
+    except AssertionError:
+        process.stop()
+        raise AssertionError(f"{what} did not start:\n{process.log()[-3000:]}") from None
+
+
+@contextlib.contextmanager
+def redis_server():
+    """A fresh, empty Redis with no persistence, for the `with` block; its URL."""
+    server, port = binary("redis-server"), free_port()
+    workdir = tempfile.mkdtemp(prefix="dashboard-redis-")
+    process = Process(
+        [server, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        + ["--dir", workdir]
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+        _started(process, lambda: redis.Redis.from_url(url).ping(), "redis-server")
+        yield url
+    finally:
+        process.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@dataclass
+class Postgres:
+    host: str
+    port: int
+
+    def url(self, database: str) -> str:
+        return f"postgres://{PG_USER}@{self.host}:{self.port}/{database}"
+
+    def new_database(self) -> str:
+        """An empty database of its own for one test; its URL."""
+        name = f"test_{os.getpid()}_{next(_databases)}"
+        with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return self.url(name)
+
+
+@contextlib.contextmanager
+def postgres_server():
+    """A PostgreSQL cluster for the `with` block (initdb takes seconds; databases are cheap).
+
+    initdb refuses to run as root, so as root the cluster belongs to the `postgres` system
+    user that Debian's package creates, in a directory that user owns."""
+    pg_dirs = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=_version, reverse=True)
+    initdb, postgres = binary("initdb", *pg_dirs), binary("postgres", *pg_dirs)
+    as_user: list[str] = []
+    workdir = tempfile.mkdtemp(prefix="dashboard-pg-")
+    if os.geteuid() == 0:
+        as_user = ["runuser", "-u", "postgres", "--"]
+        shutil.chown(workdir, "postgres")
+    data, port = os.path.join(workdir, "data"), free_port()
+    subprocess.run(
+        [*as_user, initdb, "-D", data, "-U", PG_USER, "--auth=trust", "-E", "UTF8", "--no-sync"],
+        check=True,
+        capture_output=True,
+    )
+    process = Process(
+        [*as_user, postgres, "-D", data, "-p", port, "-h", "127.0.0.1", "-k", workdir]
+        + ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
+    )
+    server = Postgres("127.0.0.1", port)
+    try:
+        _started(process, lambda: psycopg.connect(server.url("postgres")).close() or 1, "postgres")
+        yield server
+    finally:
+        process.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _version(path: str) -> float:
+    try:
+        return float(path.split("/")[-2])
+    except ValueError:
+        return 0.0

@@ -1,0 +1,117 @@
+"""An open socket keeps only the access its person still has: sign-out, a role taken away
+and deactivation close it at once (4401/4403, which htmx does not retry), a change no
+signal sees within SOCKET_RECHECK_S, and every socket reconnects (1012) after at most
+SOCKET_MAX_AGE_S."""
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.contrib.auth.models import Group, User
+from django.test import Client, override_settings
+
+from config.asgi import application
+from dashboard.accounts.roles import GROUP_NAMES, WALLBOARD
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def signed_in(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+async def open_socket(client: Client, path: str) -> WebsocketCommunicator:
+    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    ws = WebsocketCommunicator(
+        application,
+        path,
+        headers=[
+            (b"origin", b"http://127.0.0.1:8000"),
+            (b"host", b"127.0.0.1:8000"),
+            (b"cookie", cookie.encode()),
+        ],
+    )
+    connected, _ = await ws.connect()
+    assert connected
+    await ws.receive_nothing(0.3)  # let the snapshot go by
+    while not await ws.receive_nothing(0.1):
+        out = await ws.receive_output()
+        assert out["type"] == "websocket.send", out
+    return ws
+
+
+async def closed_with(ws: WebsocketCommunicator, timeout=3.0) -> int:
+    while True:
+        out = await ws.receive_output(timeout)
+        if out["type"] == "websocket.close":
+            return out["code"]
+
+
+async def still_open(ws: WebsocketCommunicator) -> bool:
+    while not await ws.receive_nothing(0.5):
+        if (await ws.receive_output())["type"] == "websocket.close":
+            return False
+    return True
+
+
+async def test_signing_out_closes_that_sessions_sockets_and_no_others(alice):
+    browser = await sync_to_async(signed_in)(alice)
+    other_browser = await sync_to_async(signed_in)(alice)
+    coaching = await open_socket(browser, "/ws/coaching/")
+    live = await open_socket(browser, "/ws/live/")
+    elsewhere = await open_socket(other_browser, "/ws/coaching/")
+    r = await sync_to_async(browser.post)("/accounts/logout/")
+    assert r.status_code == 302
+    assert await closed_with(coaching) == 4401
+    assert await closed_with(live) == 4401
+    assert await still_open(elsewhere)  # alice's other browser is still signed in
+    await elsewhere.disconnect()
+
+
+async def role(name):
+    return (await Group.objects.aget_or_create(name=GROUP_NAMES[name]))[0]
+
+
+async def test_losing_a_role_closes_the_sockets_that_needed_it_with_4403(alice):
+    browser = await sync_to_async(signed_in)(alice)
+    coaching = await open_socket(browser, "/ws/coaching/")
+    live = await open_socket(browser, "/ws/live/")
+    await sync_to_async(alice.groups.set)([await role(WALLBOARD)])  # demoted
+    assert await closed_with(coaching) == 4403
+    assert await still_open(live)  # a wallboard viewer may still watch the live view
+    await sync_to_async((await role(WALLBOARD)).user_set.remove)(alice)  # from the group's side
+    assert await closed_with(live) == 4401  # no role at all
+
+
+async def test_deactivation_closes_every_socket_with_4401(alice):
+    browser = await sync_to_async(signed_in)(alice)
+    coaching = await open_socket(browser, "/ws/coaching/")
+    alice.is_active = False
+    await alice.asave()
+    assert await closed_with(coaching) == 4401
+
+
+async def test_a_group_deleted_takes_its_peoples_access(alice):
+    browser = await sync_to_async(signed_in)(alice)
+    coaching = await open_socket(browser, "/ws/coaching/")
+    await (await role("manager")).adelete()
+    assert await closed_with(coaching) == 4401
+
+
+@override_settings(SOCKET_RECHECK_S=0.5)
+async def test_a_change_no_signal_sees_is_caught_by_the_periodic_check(alice):
+    browser = await sync_to_async(signed_in)(alice)
+    coaching = await open_socket(browser, "/ws/coaching/")
+    await User.objects.filter(pk=alice.pk).aupdate(is_active=False)  # no post_save
+    assert await closed_with(coaching, timeout=3) == 4401
+
+
+@override_settings(SOCKET_MAX_AGE_S=1.0)
+async def test_a_socket_reconnects_after_its_maximum_age(alice):
+    browser = await sync_to_async(signed_in)(alice)
+    coaching = await open_socket(browser, "/ws/coaching/")
+    assert await closed_with(coaching, timeout=3) == 1012  # htmx reconnects after 1012
+    again = await open_socket(browser, "/ws/coaching/")  # and is let in afresh
+    await again.disconnect()

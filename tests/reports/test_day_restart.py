@@ -1,0 +1,73 @@
+"""The day's figures across restarts of a real dashboard process against the simulated
+tenant: a clean stop and start gives the same figures back, and after a crash with the
+floor moving on meanwhile, the calls ended in the gap come back from the service's list."""
+
+from datetime import UTC, datetime
+
+from dashboard.testing.live_view import current_kpis
+from dashboard.testing.processes import wait_until
+from dashboard.testing.servers import start_dashboard
+
+DAY_FIGURES = ("Completed", "Service level", "Avg handle time", "Occupancy", "AI share")
+
+
+def midday_zone() -> dict:
+    """An organisation whose clock says about noon now: the simulator at 20 times real speed
+    stamps its calls up to half an hour ahead, which must not cross a midnight."""
+    hours = (12 - datetime.now(UTC).hour + 12) % 24 - 12  # -12 … +11
+    return {"TIME_ZONE": f"Etc/GMT{-hours:+d}"}  # Etc/GMT-3 is three hours ahead of UTC
+
+
+def minutes(text: str) -> int:
+    m, s = text.split(":")
+    return int(m) * 60 + int(s)
+
+
+def percent(text) -> float:
+    return float(str(text).rstrip("%"))
+
+
+def test_the_days_figures_survive_a_restart_and_a_crash(sim_factory, tmp_path):
+    sim = sim_factory("--faults", "--seed", "3", "--speed", "20")
+    zone = midday_zone()
+    server = start_dashboard(sim, tmp_path, zone)
+    server.add_user("bob", "supervisor")
+
+    def figures_at_truth():
+        """The figures once the dashboard has counted every call the floor ended."""
+        client = server.signed_in_client("bob")
+        ended = sim.stats()["calls_ended"]
+        return wait_until(
+            lambda: (k := current_kpis(server, client))["Completed"] == str(ended) and k,
+            30,
+            lambda: f"{ended} calls ended; the dashboard said {current_kpis(server, client)}",
+        )
+
+    try:
+        wait_until(lambda: sim.stats()["calls_ended"] >= 15, 60, "15 calls ended")
+        sim.control("pause")
+        before = figures_at_truth()
+        assert all(before[name] not in (None, "–") for name in DAY_FIGURES), before
+
+        server.stop()  # a clean restart: SIGTERM, the recorder writes what grew
+        server = start_dashboard(sim, tmp_path, zone)
+        after = figures_at_truth()
+        for name in ("Completed", "Service level", "AI share"):
+            assert after[name] == before[name], (name, before, after)
+        aht = minutes(after["Avg handle time"]) - minutes(before["Avg handle time"])
+        assert 0 <= aht <= 10, (before, after)  # wrap-ups under way went on meanwhile
+        assert abs(percent(after["Occupancy"]) - percent(before["Occupancy"])) < 3
+
+        server.process.kill()  # a crash: nothing flushed, and the floor goes on without it
+        sim.control("resume")
+        gone = sim.stats()["calls_ended"]
+        wait_until(lambda: sim.stats()["calls_ended"] >= gone + 5, 60, "5 calls ended")
+        sim.control("pause")
+        server = start_dashboard(sim, tmp_path, zone)
+        crashed = figures_at_truth()  # every call ended in the gap counted, none twice
+        truth = sim.stats()
+        share = round(100 * truth["ai_calls_ended"] / truth["calls_ended"], 1)
+        assert percent(crashed["AI share"]) == share
+    finally:
+        sim.control("resume")
+        server.stop()
