@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import reconnect
+from dashboard.live.feed import TICK_S  # the reference coalesces on the live feed's tick
 from dashboard.testing.processes import Process, free_port
 from dashboard.testing.servers import start_dashboard
 from dashboard.testing.simulator import start_simulator
@@ -31,7 +32,6 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 CLIENTS_PER_PROCESS = 170
 CONNECTS_PER_S = 50  # browsers arriving, all client processes together
-TICK_S = 0.05  # the live feed's coalescing tick (dashboard/live/feed.py), for the reference
 TICKS = os.sysconf("SC_CLK_TCK")
 HEARTBEAT_S = float(os.environ.get("LIVE_HEARTBEAT_S", 5))  # the live feed's (settings)
 

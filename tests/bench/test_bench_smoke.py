@@ -45,10 +45,3 @@ def test_it_measures_a_tiny_scenario_end_to_end(tmp_path):
     assert 0 < smoke["ideal_p50_ms"] <= smoke["ideal_p99_ms"]
     assert smoke["web_rss_mb"] > 0 and smoke["web_cpu_s_per_s"] > 0
     assert "smoke" in run.stdout  # the table
-
-
-def test_the_reference_coalesces_on_the_live_feeds_tick():
-    from bench.run import TICK_S
-    from dashboard.live.feed import TICK_S as FEED_TICK_S
-
-    assert TICK_S == FEED_TICK_S

@@ -9,11 +9,10 @@ from datetime import UTC, datetime
 import pytest
 from asgiref.sync import sync_to_async
 
+from dashboard.testing.feeds import running_feed
+from dashboard.testing.links import make_link
+from dashboard.testing.sockets import communicator, socket_for
 from dashboard.upstream import contract as c
-from tests.live.running_feed import running_feed
-from tests.live.test_socket_signin import socket_for
-from tests.wallboard.conftest import make_link
-from tests.wallboard.test_socket import wallboard_socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -28,7 +27,7 @@ async def feed():
 async def test_sockets_connect_while_the_shared_sync_thread_is_held(feed, alice):
     live = await socket_for(alice)
     coaching = await socket_for(alice, "/ws/coaching/")
-    board = wallboard_socket((await sync_to_async(make_link)()).token)
+    board = communicator(path=f"/ws/wallboard/{(await sync_to_async(make_link)()).token}/")
     release = threading.Event()
     # What a sign-in does for half a second: hold the thread every sync view runs in.
     holding = asyncio.ensure_future(sync_to_async(release.wait, thread_sensitive=True)())
