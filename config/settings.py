@@ -9,6 +9,7 @@ import os
 import re
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
@@ -86,6 +87,10 @@ UPSTREAM_REST_TIMEOUT_S = env.float("UPSTREAM_REST_TIMEOUT_S", default=10.0)
 # What a page asks the service while a person waits (a call, a recording) gives up sooner.
 UPSTREAM_PAGE_TIMEOUT_S = env.float("UPSTREAM_PAGE_TIMEOUT_S", default=4.0)
 SERVICE_LEVEL_THRESHOLD_S = env.int("SERVICE_LEVEL_THRESHOLD_S", default=20)
+# Transcripts and call records are purged when older than this (docs/privacy.md).
+RETENTION_DAYS = env.int("RETENTION_DAYS", default=90)
+if RETENTION_DAYS < 1:
+    raise ImproperlyConfigured("RETENTION_DAYS must be at least 1")
 # The live feed pushes at least this often on a quiet floor; the upstream status it keeps
 # for /readyz lapses after three missed beats. Browsers call a screen stale after
 # LIVE_STALE_AFTER_S without a message (keep it above the heartbeat).
@@ -123,6 +128,7 @@ INSTALLED_APPS = [
     "dashboard.quality",
     "dashboard.reports",
     "dashboard.wallboard",
+    "dashboard.drilldown",
     "dashboard.main",
     "dashboard.simulator",
 ]
@@ -199,7 +205,14 @@ else:
             "CONFIG": {"capacity": 500},
         }
     }
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # Room for every agent's tile (drilldown/tiles.py): at its default 300 entries locmem
+    # would cull a third of its keys, the organisation and the live snapshot among them.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "OPTIONS": {"MAX_ENTRIES": 100_000},
+        }
+    }
 
 # The web server (dashboard/live/server.py, docs/deploy.md): a websocket with more than this
 # unsent skips pushes until it drains, and is closed with 1012 if it has not drained in time;
@@ -258,6 +271,8 @@ CONTENT_SECURITY_POLICY = {
         "style-src": ["'self'"],
         "img-src": ["'self'", "data:"],
         "connect-src": ["'self'"],
+        # A call's recording plays from the service's short-lived address: its origin only.
+        "media-src": ["{0.scheme}://{0.netloc}".format(urlsplit(UPSTREAM_BASE_URL))],
         "frame-ancestors": ["'none'"],
         "base-uri": ["'self'"],
         "form-action": ["'self'"],

@@ -28,4 +28,5 @@ urlpatterns = [
     path("", include("dashboard.quality.urls")),
     path("", include("dashboard.reports.urls")),
     path("", include("dashboard.wallboard.urls")),
+    path("", include("dashboard.drilldown.urls")),
 ]

@@ -3,8 +3,9 @@ lazy imports inside functions included. docs/architecture.md draws the same pict
 
 Bottom to top: `shared` (what several apps use), then `upstream` (the adapter) and
 `accounts`; `live` above them; `quality`, `reports` and `wallboard` above `live`, which
-may use each other's modules but never their views, and never in a circle; the composition
-root (`main`) and `config` on top. Apart: the simulator (a peer over sockets: nothing
+may use each other's modules but never their views, and never in a circle; `drilldown`
+(the agent and call pages) above them all; the composition root (`main`) and `config` on
+top. Apart: the simulator (a peer over sockets: nothing
 imports it, it imports nothing of ours), the harness (`dashboard.testing`, for tests and
 bench only), bench (never tests), and tests (never each other).
 """
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from dashboard.testing.processes import ROOT
 
-PRODUCT = ("shared", "upstream", "accounts", "live", "quality", "reports", "wallboard")
+PRODUCT = ("shared", "upstream", "accounts", "live", "quality", "reports", "wallboard", "drilldown")
 PEERS = {"quality", "reports", "wallboard"}
 MAY_IMPORT = {
     "shared": set(),
@@ -22,6 +23,7 @@ MAY_IMPORT = {
     "accounts": {"shared"},
     "live": {"shared", "upstream", "accounts"},
     **{peer: {"shared", "upstream", "accounts", "live", *PEERS} for peer in PEERS},
+    "drilldown": {"shared", "upstream", "accounts", "live", *PEERS},
     "config": {*PRODUCT},
     "main": {*PRODUCT, "config"},
     "simulator": set(),

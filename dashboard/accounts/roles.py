@@ -6,6 +6,7 @@ viewer can. Superusers count as Managers.
 
 from functools import wraps
 
+from asgiref.sync import iscoroutinefunction, sync_to_async
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 
@@ -40,16 +41,31 @@ def has_role(user, minimum: str) -> bool:
 
 
 def role_required(minimum: str):
-    """View decorator: sign-in page when signed out, 403 when the role is too narrow."""
+    """View decorator (sync or async views): sign-in page when signed out, 403 when the
+    role is too narrow."""
+
+    def refusal(request, user):
+        """The answer for someone who may not use the view; None for someone who may."""
+        if not user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not has_role(user, minimum):
+            raise PermissionDenied(f"This page needs the {GROUP_NAMES[minimum]} role.")
+        return None
 
     def decorator(view):
-        @wraps(view)
-        def wrapped(request, *args, **kwargs):
-            if not request.user.is_authenticated:
-                return redirect_to_login(request.get_full_path())
-            if not has_role(request.user, minimum):
-                raise PermissionDenied(f"This page needs the {GROUP_NAMES[minimum]} role.")
-            return view(request, *args, **kwargs)
+        if iscoroutinefunction(view):
+
+            @wraps(view)
+            async def wrapped(request, *args, **kwargs):
+                user = await request.auser()
+                refused = await sync_to_async(refusal)(request, user)
+                return refused or await view(request, *args, **kwargs)
+
+        else:
+
+            @wraps(view)
+            def wrapped(request, *args, **kwargs):
+                return refusal(request, request.user) or view(request, *args, **kwargs)
 
         wrapped.minimum_role = minimum  # what the access tests read, so no page is missed
         return wrapped

@@ -80,8 +80,11 @@ class LiveFeed:
         heartbeat: float = 5.0,
         figures=None,
         render_panels=None,
+        on_tiles=None,
     ):
         self.state = state
+        # (changed agents' tiles by id, whether all changed) -> awaitable: the agent pages
+        self.on_tiles = on_tiles
         # (campaigns, figures, agent names) -> the wallboard's panels by name; none without one
         self.panels = render_panels or (lambda campaigns, figures, names: {})
         self.tick = tick
@@ -189,6 +192,10 @@ class LiveFeed:
                 "parts": parts,
             },
         )
+        if self.on_tiles and (changes.agents or changes.full):  # the agent pages (drill-down)
+            shown = self.agent_html if changes.full else changes.agents
+            tiles = {a: self.agent_html[a] for a in shown if a in self.agent_html}
+            await self.on_tiles(tiles, changes.full)
         sent, when = self._status_sent
         if sent is not self.upstream or time.monotonic() - when >= self.heartbeat:
             await self.layer.group_send(

@@ -86,6 +86,7 @@ class Renderer:
                     "emitted": stamp[1] if stamp else "",
                     "call": call
                     and {
+                        "id": call.call_id,
                         "direction": call.direction,
                         "started_at": iso(call.started_at),
                         "campaign": self.campaign(call),
@@ -104,6 +105,7 @@ class Renderer:
                     "direction": call.direction,
                     "ai_handled": call.ai_handled,
                     "agent_name": agent.name if agent else "",
+                    "agent_id": agent.agent_id if agent else "",
                     "started_at": iso(call.started_at),
                     "campaign": self.campaign(call),
                     "state_label": CALL_STATES.get(call.state, call.state.replace("_", " ")),

@@ -1,6 +1,7 @@
 """The dashboard's background work: the live bridge to the service, its feed, the
-summaries refresher, the intraday recorder and the processing of stored webhook
-deliveries, wired together here (each is handed what the others give it).
+summaries refresher, the intraday recorder, the processing of stored webhook
+deliveries, the drill-down's journal and its daily purge, wired together here (each is
+handed what the others give it).
 
 `run_bridge` is what `manage.py bridge` runs on its own (production) and what `manage.py
 serve` runs beside Daphne on the same event loop (one machine: Daphne has no lifespan and
@@ -18,6 +19,9 @@ import httpx
 from django.conf import settings
 from django.core.cache import cache
 
+from dashboard.drilldown.journal import Journal
+from dashboard.drilldown.retention import run_retention
+from dashboard.drilldown.tiles import TilePublisher
 from dashboard.live.feed import SNAPSHOT_KEY, LiveFeed
 from dashboard.live.leader import only_when_leading
 from dashboard.live.state import LiveState
@@ -40,8 +44,28 @@ def socket_url(base_url: str) -> str:
 
 
 def live_feed(state: LiveState, **options) -> LiveFeed:
-    """The live feed, with the wallboard's panels riding along in its pushes."""
-    return LiveFeed(state, render_panels=panels.render, **options)
+    """The live feed, with the wallboard's panels riding along in its pushes and each
+    changed agent's tile handed to the agent pages."""
+    return LiveFeed(state, render_panels=panels.render, on_tiles=TilePublisher(), **options)
+
+
+class Sinks:
+    """What the bridge learns, handed to each sink in turn: the live feed, then the journal."""
+
+    def __init__(self, *sinks):
+        self.sinks = sinks
+
+    def snapshot(self, agents, calls):
+        for sink in self.sinks:
+            sink.snapshot(agents, calls)
+
+    def event(self, event):
+        for sink in self.sinks:
+            sink.event(event)
+
+    def status(self, state, reason=""):
+        for sink in self.sinks:
+            sink.status(state, reason)
 
 
 def day_calls(rest):
@@ -76,13 +100,17 @@ async def run_bridge(stop: asyncio.Event):
         # (a previous leader's, or this process's before a restart).
         published = await cache.aget(SNAPSHOT_KEY)
         feed.version = published[0] if published else 0
-        bridge = Bridge(socket_url(settings.UPSTREAM_BASE_URL), rest.session, rest, feed)
+        journal = Journal()
+        sinks = Sinks(feed, journal)
+        bridge = Bridge(socket_url(settings.UPSTREAM_BASE_URL), rest.session, rest, sinks)
         await asyncio.gather(
             feed.run(stop),
             bridge.run(stop),
             Refresher(rest, feed, on_refreshed=summaries_changed).run(stop),
             Recorder(state, list_calls=day_calls(rest)).run(stop),
             run_processor(stop, on_figures=feed.set_figures),
+            journal.run(stop),
+            run_retention(stop),
         )
 
 

@@ -40,6 +40,8 @@ class CompletedCall(models.Model):
     outcome = models.CharField(max_length=60)
     duration_s = models.PositiveIntegerField()
     completed_at = models.DateTimeField(db_index=True)
+    # Phone numbers in it cut to their last four digits; kept RETENTION_DAYS (docs/privacy.md)
+    transcript = models.TextField(blank=True)
 
 
 class Appointment(models.Model):

@@ -18,6 +18,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from dashboard.shared.aio import pause
+from dashboard.shared.privacy import mask_phone_numbers
 from dashboard.upstream import contract as c
 from dashboard.upstream import webhooks as wh
 from dashboard.upstream.errors import ContractError
@@ -123,7 +124,8 @@ def recover_interrupted():
 
 def apply(delivery: Delivery, organization: str):
     """Make or update the record a delivery carries: (record, created)."""
-    envelope = wh.parse_envelope(json.loads(bytes(delivery.body)), delivery.received_at)
+    payload = json.loads(bytes(delivery.body))
+    envelope = wh.parse_envelope(payload, delivery.received_at)
     if envelope.event != delivery.event:
         raise ContractError("the body's event differs from the stored one")
     if envelope.organization_id != organization:
@@ -131,6 +133,10 @@ def apply(delivery: Delivery, organization: str):
     data = wh.parse_data(envelope.event, envelope.data)
     at = envelope.created_at or delivery.received_at
     if isinstance(data, wh.CallCompleted):
+        transcript = mask_phone_numbers(data.transcript)
+        if transcript != data.transcript:  # the delivery as kept holds no more than the record
+            payload["data"]["transcript"] = transcript
+            Delivery.objects.filter(pk=delivery.pk).update(body=json.dumps(payload).encode())
         return CompletedCall.objects.update_or_create(
             call_id=data.call_id,
             defaults={
@@ -139,6 +145,7 @@ def apply(delivery: Delivery, organization: str):
                 "outcome": data.outcome,
                 "duration_s": data.duration_s,
                 "completed_at": at,
+                "transcript": transcript,
             },
         )
     if isinstance(data, wh.AppointmentBooked):

@@ -5,11 +5,16 @@ dashboard: the two talk over sockets only.
 """
 
 import asyncio
+import hmac
+import io
 import json
 import logging
+import math
 import random
+import secrets
 import statistics
 import time
+import wave
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs
 
@@ -21,6 +26,8 @@ from .webhooks import EVENTS, Deliveries
 
 log = logging.getLogger("simulator")
 STEP_S = 0.1  # real seconds per model step
+MEDIA_PATH = "/media/recordings/"
+MEDIA_TTL_S = 300  # a recording's signed address works this long
 
 
 @dataclass
@@ -87,6 +94,9 @@ class Simulator:
         }
         self.rest_error = (500, 0)
         self.rest_delay = 0.0
+        self.missing: dict[str, tuple[int, float]] = {}  # API path's first part -> (status, until)
+        self.media_key = secrets.token_bytes(32)  # signs recordings' addresses
+        self.recordings = {"asked": 0, "served": 0, "refused": 0}
         self.sockets = 0
         self.emitted = 0
         self.lags: list[float] = []
@@ -191,6 +201,7 @@ class Simulator:
             },
             "sockets": self.sockets,
             "deliveries": self.deliveries.attempts,
+            "recordings": self.recordings,
             **self.ended_calls(),
         }
 
@@ -248,8 +259,10 @@ class Simulator:
         except Exception:
             log.exception("simulator handler failed")
             status, payload, extra = 500, {"error": "internal", "message": "simulator error"}, {}
-        raw = json.dumps(payload).encode()
-        out = [(b"content-type", b"application/json")]
+        if isinstance(payload, bytes):  # media: its content type is in `extra`
+            raw, out = payload, []
+        else:
+            raw, out = json.dumps(payload).encode(), [(b"content-type", b"application/json")]
         out += [(k.encode(), str(v).encode()) for k, v in extra.items()]
         await send({"type": "http.response.start", "status": status, "headers": out})
         await send({"type": "http.response.body", "body": raw})
@@ -259,6 +272,8 @@ class Simulator:
             return self.token(query, headers, body)
         if path.startswith("/api/"):
             return await self.api(method, path[4:], query, headers, body)
+        if path.startswith(MEDIA_PATH) and method == "GET":
+            return self.media(path[len(MEDIA_PATH) :], query)
         if path.startswith("/_control/") and self.o.faults:
             return await self.control(method, path[len("/_control/") :], body)
         raise error(404, "not_found", f"No route for {method} {path}")
@@ -311,13 +326,18 @@ class Simulator:
             extra = {"Retry-After": retry_after} if status == 429 and retry_after else {}
             raise Reply(status, {"error": "unavailable", "message": "Injected fault"}, extra)
         parts = [p for p in path.split("/") if p]
+        status, until = self.missing.get(parts[0] if parts else "", (0, 0.0))
+        if time.time() < until:  # a service without this feature: the whole path is absent
+            code = "not_found" if status == 404 else "method_not_allowed"
+            raise error(status, code, f"No route for {method} /api{path}")
         if parts and parts[0] in ("webhooks", "tenant") and user.role == "agent":
             raise error(403, "forbidden", "This role cannot reach this endpoint")
         found = match(API, method, parts)
         if found is None:
             raise error(404, "not_found", f"No route for {method} /api{path}")
         handler, args = found
-        request = Request(user.organization_id, self.centres[user.organization_id], query, body)
+        centre = self.centres[user.organization_id]
+        request = Request(user.organization_id, centre, query, body, headers.get("host", ""))
         return handler(self, request, *args)
 
     def rest_agents(self, r):
@@ -330,6 +350,46 @@ class Simulator:
             return 200, envelope([call.rest() for call in r.centre.calls.values()]), {}
         rows = r.centre.call_history(since or "", agent_id)
         return 200, envelope([call.rest() for call in rows]), {}
+
+    def rest_call(self, r, call_id):
+        call = r.centre.history.get(call_id)
+        if call is None:
+            raise error(404, "not_found", "No such call")
+        return 200, call.rest(), {}
+
+    def rest_recordings(self, r):
+        """An ended call's recording, at an address signed for MEDIA_TTL_S."""
+        self.recordings["asked"] += 1
+        call = r.centre.history.get(r.query.get("call_id", ""))
+        if call is None or not call.recording_id:
+            return 200, {"data": []}, {}
+        expires = int(time.time()) + MEDIA_TTL_S
+        rid = call.recording_id
+        signed = f"expires={expires}&sig={self.sign(rid, expires)}"
+        url = f"http://{r.host}{MEDIA_PATH}{rid}.wav?{signed}"
+        row = {
+            "id": rid,
+            "call_id": call.id,
+            "duration_s": call.duration,
+            "url": url,
+            "expires_at": iso(expires),
+        }
+        return 200, {"data": [row]}, {}
+
+    def sign(self, recording_id: str, expires: int) -> str:
+        return hmac.new(self.media_key, f"{recording_id}:{expires}".encode(), "sha256").hexdigest()
+
+    def media(self, name: str, query: dict):
+        """A recording's audio at its signed address (no bearer token: the address is the key)."""
+        rid, expires = name.removesuffix(".wav"), query.get("expires", "")
+        good = expires.isdigit() and hmac.compare_digest(
+            self.sign(rid, int(expires)), query.get("sig", "")
+        )
+        if not good or int(expires) < time.time():
+            self.recordings["refused"] += 1
+            raise error(403, "forbidden", "This address is wrong or has expired")
+        self.recordings["served"] += 1
+        return 200, TONE, {"content-type": "audio/wav", "cache-control": "private, no-store"}
 
     def rest_campaigns(self, r):
         return 200, [campaign.rest() for campaign in r.centre.campaigns.values()], {}
@@ -472,7 +532,14 @@ class Simulator:
         if event not in EVENTS:
             raise error(400, "bad_request", f"event must be one of {list(EVENTS)}")
         centre = self.centres[ORG_A]
-        return {"deliveries": await self.deliver(ORG_A, [(event, centre.business_event(event))])}
+        record = centre.business_event(event, data.get("agent_id"))
+        return {"deliveries": await self.deliver(ORG_A, [(event, record)]), "data": record}
+
+    async def control_missing_endpoint(self, data):
+        path, status = data.get("path"), data.get("status", 404)
+        if not isinstance(path, str) or status not in (404, 405):
+            raise error(400, "bad_request", "path (e.g. recordings) and status 404 or 405 needed")
+        self.missing[path] = (status, time.time() + seconds(data))
 
     async def control_rate(self, data):
         rate = data.get("events_per_second")
@@ -495,6 +562,7 @@ class Request:
     centre: ContactCentre
     query: dict
     body: bytes
+    host: str  # as the client addressed us: where the media addresses point
 
     def since(self, rows, stamp):
         """The rows at or after the `since` query parameter (all without one)."""
@@ -506,6 +574,8 @@ class Request:
 API = {
     ("GET", "agent-status"): Simulator.rest_agents,
     ("GET", "calls"): Simulator.rest_calls,
+    ("GET", "calls/*"): Simulator.rest_call,
+    ("GET", "recordings"): Simulator.rest_recordings,
     ("GET", "campaigns"): Simulator.rest_campaigns,
     ("GET", "campaigns/*"): Simulator.rest_campaign,
     ("GET", "qa/scorecards"): Simulator.rest_scorecards,
@@ -539,6 +609,24 @@ def match(table: dict, method: str, parts: list[str]):
         if all(s in ("*", p) for s, p in zip(segments, parts, strict=True)):
             return handler, [p for s, p in zip(segments, parts, strict=True) if s == "*"]
     return None
+
+
+def tone(seconds: float = 2.0, rate: int = 8000) -> bytes:
+    """A small WAV made in memory: a quiet 440 Hz tone, what a recording sounds like here."""
+    frames = b"".join(
+        int(6000 * math.sin(2 * math.pi * 440 * n / rate)).to_bytes(2, "little", signed=True)
+        for n in range(int(seconds * rate))
+    )
+    out = io.BytesIO()
+    with wave.open(out, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(frames)
+    return out.getvalue()
+
+
+TONE = tone()
 
 
 def seconds(data: dict) -> float:

@@ -163,6 +163,15 @@ class Call:
             "recording_id": self.recording_id,
         }
 
+    def transcript(self) -> str:
+        """A short conversation with a phone number in it (the dashboard keeps its last four)."""
+        number = int(self.id.replace("-", "")[:6], 16) % 1_000_000
+        return (
+            "Agent: Hello, this is a call about your account. This call is recorded.\n"
+            "Customer: Hi. You can reach me later on 07700 " + f"{number:06d}.\n"
+            f"Agent: Thank you. I have noted the outcome: {self.outcome.replace('_', ' ')}."
+        )
+
 
 @dataclass
 class Campaign:
@@ -388,7 +397,7 @@ class ContactCentre:
                     "campaign_id": call.campaign_id,
                     "outcome": call.outcome,
                     "duration_s": duration,
-                    "transcript": "Agent: Hello… Customer: …",
+                    "transcript": call.transcript(),
                 },
             )
         )
@@ -520,15 +529,18 @@ class ContactCentre:
         events.append(self.set_status(agent, status, agent.call_id if call else None))
         return events
 
-    def business_event(self, event: str):
-        """One webhook record of the given kind, made now and consistent with the REST truth."""
+    def business_event(self, event: str, agent_id: str | None = None):
+        """One webhook record of the given kind, made now and consistent with the REST truth
+        (its call is in the call history); `agent_id` picks the agent, else one at random."""
         agent = self.rng.choice(list(self.agents.values()))
+        agent = self.agents.get(agent_id or "", agent)
         campaign = next(iter(self.campaigns.values()))
         call = Call(self.uid(), agent.id, campaign.id, "outbound", False, self.now - 120)
+        call.ended, call.duration = self.now, 120
+        call.outcome = "appointment_booked" if event == "appointment_booked" else "callback"
+        self.remember(call)
         if event == "coaching_alert":
             return self.alert_data(call)
-        outcome = "appointment_booked" if event == "appointment_booked" else "callback"
-        call.outcome = outcome
         before = len(self.pending)
         self._follow_up(call, 120, campaign)
         made = [p for p in self.pending[before:] if p[1] == event]

@@ -8,6 +8,7 @@ from django.urls import URLResolver, get_resolver
 
 from config.asgi import application  # noqa: F401  (loads the websocket routing)
 from dashboard.accounts.roles import MANAGER
+from dashboard.drilldown.routing import websocket_urlpatterns as drilldown_sockets
 from dashboard.live.routing import websocket_urlpatterns as live_sockets
 from dashboard.quality.routing import websocket_urlpatterns as quality_sockets
 from dashboard.reports.routing import websocket_urlpatterns as reports_sockets
@@ -22,6 +23,8 @@ SAMPLES = {  # a value for each path parameter the URL conf uses
     "token": "not-a-kiosk-token",
     "app_label": "live",
     "url": "nowhere/",
+    "agent_id": "ag-1",
+    "call_id": "call-1",
 }
 # Pages anyone may reach (the webhook receiver authenticates by signature, a wallboard by
 # the kiosk token in its path, the rest are sign-in and health), and account pages any
@@ -35,7 +38,12 @@ PUBLIC = {
     "/webhooks/service/",
     KIOSK,
 }
-POST_ONLY = ("/coaching/1/", "/wallboards/1/revoke/")  # actions: a GET is refused with 405
+POST_ONLY = (  # actions: a GET is refused with 405
+    "/coaching/1/",
+    "/wallboards/1/revoke/",
+    "/agents/ag-1/notes/",
+    "/calls/call-1/recording/",
+)
 SIGNED_IN = {"/accounts/password_change/", "/accounts/password_change/done/"}
 
 
@@ -81,5 +89,5 @@ def sockets() -> list[tuple[str, str]]:
     """(path, least role) of every signed-in websocket (a wallboard's: tests/wallboard)."""
     return [
         (concrete(str(p.pattern)), p.callback.consumer_class.minimum_role)
-        for p in live_sockets + quality_sockets + reports_sockets
+        for p in live_sockets + quality_sockets + reports_sockets + drilldown_sockets
     ]

@@ -32,6 +32,7 @@ class AuthSession:
         *,
         max_backoff: float = RETRY_CAP_S,
         on_organization=None,
+        attempts: int | None = None,
     ):
         self._url = f"{auth_url.rstrip('/')}/auth/v1/token"
         self._anon_key = anon_key
@@ -40,6 +41,7 @@ class AuthSession:
         self._client = client
         self._max_backoff = max_backoff
         self._on_organization = on_organization  # told the organisation when it changes
+        self._attempts = attempts  # tries of a renewal before it raises; None: until it works
         self._lock = asyncio.Lock()
         self._access: str | None = None
         self._refresh: str | None = None
@@ -81,8 +83,9 @@ class AuthSession:
             self._expires = 0.0
 
     async def _renew(self):
-        delay = 0.5
+        delay, tries = 0.5, 0
         while True:
+            tries += 1
             try:
                 if self._refresh:
                     try:
@@ -104,6 +107,8 @@ class AuthSession:
                 self.error = exc
                 if exc.permanent:
                     log.error("sign-in to the service failed: %s", exc)
+                    raise
+                if self._attempts and tries >= self._attempts:
                     raise
                 log.warning("auth provider unavailable (%s); retrying in %.1f s", exc.detail, delay)
             await asyncio.sleep(random.uniform(delay / 2, delay))

@@ -5,7 +5,7 @@ raises `ContractError`. The group-by-group differences of the REST API (bare lis
 envelopes, camelCase) end here: the rest of the dashboard sees only these dataclasses.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from .errors import ContractError
@@ -270,6 +270,36 @@ def parse_delivery(d) -> Delivery:
         status_code=status if isinstance(status, int) and not isinstance(status, bool) else None,
         sent_at=timestamp(d, "sent_at", optional=True),
     )
+
+
+# ---- Call evidence (contract 5): a recording's short-lived address ---------------------------
+@dataclass(frozen=True, slots=True)
+class Recording:
+    """`url` is a signed address that expires: handed to the person who asked, never kept."""
+
+    id: str
+    call_id: str | None
+    duration_s: int | None
+    url: str = field(repr=False)
+    expires_at: datetime | None
+
+
+def parse_recording(d) -> Recording:
+    d = obj(d, "recording")
+    url = string(d, "url", limit=4000)  # signed addresses are long; a cut one would not play
+    if not url.startswith(("https://", "http://")):
+        raise ContractError("url must be an http(s) address")
+    return Recording(
+        id=string(d, "id"),
+        call_id=string(d, "call_id", optional=True),
+        duration_s=None if d.get("duration_s") is None else integer(d, "duration_s", low=0),
+        url=url,
+        expires_at=timestamp(d, "expires_at", optional=True),
+    )
+
+
+def recordings_from(body) -> list[Recording]:
+    return _each(_rows(body, envelope=True, what="/recordings"), parse_recording)
 
 
 # Each REST row: how its answer is wrapped, and how one item parses.

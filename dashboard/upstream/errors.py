@@ -45,6 +45,15 @@ class Forbidden(UpstreamError):
         )
 
 
+class NotOffered(UpstreamError):
+    """The service answered 404 or 405 for a whole path: it lacks that feature (contract 5)."""
+
+    def __init__(self, endpoint: str, feature: str = ""):
+        self.endpoint, self.feature = endpoint, feature
+        what = feature or endpoint
+        super().__init__(f"this service does not offer {what}")
+
+
 class ConfigError(UpstreamError):
     """The service refused something our configuration asked for (e.g. joining a room)."""
 

@@ -4,7 +4,8 @@ a recording's address, starting a campaign) is asked of the service while they w
 One client per process and event loop, signed in on first use and kept fresh like the
 bridge's (an httpx client belongs to the loop it was made on; Daphne has one, tests one per
 test). Pages fail fast: one retry and a short timeout, so a slow service makes a page say
-what it could not fetch instead of hanging it.
+what it could not fetch instead of hanging it; a sign-in that fails is not retried (the
+bridge's session would retry for ever), so an auth provider that is down does not hang it.
 """
 
 import asyncio
@@ -26,6 +27,6 @@ def service() -> RestClient:
             del _clients[gone]
         client = httpx.AsyncClient()
         rest = _clients[loop] = from_settings(
-            client, attempts=2, timeout=settings.UPSTREAM_PAGE_TIMEOUT_S
+            client, attempts=2, timeout=settings.UPSTREAM_PAGE_TIMEOUT_S, sign_in_attempts=1
         )
     return rest

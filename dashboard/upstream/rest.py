@@ -2,19 +2,21 @@
 
 Every call carries the bearer token; connect errors, timeouts, 5xx and 429 are retried with
 jittered backoff (429 honours Retry-After); a 401 renews the token and retries once; a 403
-names the endpoint and the role; a 404 is "absent" (None).
+names the endpoint and the role; a 404 is "absent" (None); a 405 means the service lacks
+the path (`NotOffered`), as does a 404 on a list that is always there when offered.
 """
 
 import asyncio
 import logging
 import random
 from datetime import datetime
+from urllib.parse import quote
 
 import httpx
 
 from . import contract as c
 from .auth import AuthSession
-from .errors import ContractError, Forbidden, UpstreamError
+from .errors import ContractError, Forbidden, NotOffered, UpstreamError
 
 log = logging.getLogger("dashboard.upstream.rest")
 
@@ -68,6 +70,8 @@ class RestClient:
                     raise Forbidden(endpoint, self._session.role)
                 if r.status_code == 404:
                     return None
+                if r.status_code == 405:
+                    raise NotOffered(endpoint)
                 if r.status_code < 400:
                     return _json(r, endpoint)
                 if r.status_code != 429 and r.status_code < 500:
@@ -113,11 +117,28 @@ class RestClient:
     async def ai_status(self) -> c.AiStatus:
         return c.parse_ai(await self._get("/ai"))
 
-    # ---- Call history (contract 5) ----------------------------------------------------------
+    # ---- Call evidence (contract 5) -------------------------------------------------------------
+    async def call(self, call_id: str) -> c.Call | None:
+        """One call, live or ended; None when absent or another organisation's."""
+        body = await self._optional("call records", f"/calls/{quote(call_id, safe='')}")
+        return None if body is None else c.parse_call(body)
+
     async def calls(self, *, since: datetime, agent_id: str | None = None) -> list[c.Call]:
         """Calls started since `since` (one agent's, or all), newest first, at most 200."""
-        body = await self._get("/calls", agent_id=agent_id, since=_iso(since))
-        return [] if body is None else c.calls_from(body)
+        body = await self._optional("call history", "/calls", agent_id=agent_id, since=_iso(since))
+        return c.calls_from(_listed(body, "GET /calls", "call history"))
+
+    async def recordings(self, call_id: str) -> list[c.Recording]:
+        """A call's recordings, each with a short-lived address (none: an empty list)."""
+        body = await self._optional("recordings", "/recordings", call_id=call_id)
+        return c.recordings_from(_listed(body, "GET /recordings", "recordings"))
+
+    async def _optional(self, feature: str, path: str, **params):
+        """A path of a feature the service may lack (contract 5): a 405 says it does."""
+        try:
+            return await self._get(path, **params)
+        except NotOffered as lacking:
+            raise NotOffered(lacking.endpoint, feature) from None
 
     async def day_calls(
         self, *, since: datetime, agent_ids=()
@@ -162,6 +183,13 @@ class RestClient:
         return await self.request("POST", path) is not None
 
 
+def _listed(body, endpoint: str, feature: str):
+    """A list endpoint answers even when empty: a 404 (None) is a path the service lacks."""
+    if body is None:
+        raise NotOffered(endpoint, feature)
+    return body
+
+
 def _oldest(calls: list[c.Call], since: datetime) -> datetime:
     """When the oldest of `calls` started: the list is complete from there on."""
     return min((x.started_at for x in calls if x.started_at), default=since)
@@ -195,9 +223,11 @@ def _retry_after(r: httpx.Response) -> float:
         return 1.0
 
 
-def from_settings(client: httpx.AsyncClient, **options) -> RestClient:
+def from_settings(
+    client: httpx.AsyncClient, *, sign_in_attempts: int | None = None, **options
+) -> RestClient:
     """The configured service user's REST client (its session is `.session`); `options`
-    as RestClient's (attempts, timeout)."""
+    as RestClient's (attempts, timeout), `sign_in_attempts` as AuthSession's `attempts`."""
     from django.conf import settings
 
     from .webhooks import remember_organization
@@ -209,6 +239,7 @@ def from_settings(client: httpx.AsyncClient, **options) -> RestClient:
         settings.UPSTREAM_PASSWORD,
         client,
         on_organization=remember_organization,
+        attempts=sign_in_attempts,
     )
     options.setdefault("timeout", settings.UPSTREAM_REST_TIMEOUT_S)
     return RestClient(settings.UPSTREAM_BASE_URL, session, client, **options)

@@ -20,6 +20,7 @@ EVENT_HEADER = "X-Webhook-Event"
 SIGNATURE_HEADER = "X-Webhook-Signature"
 PREFIX = "sha256="
 MAX_CALL_S = 86_400  # a call longer than a day is a wrong number, not a call
+TRANSCRIPT_LIMIT = 100_000  # characters kept of a transcript (the body is at most 256 KiB)
 FUTURE_SKEW = timedelta(minutes=5)  # clocks differ a little; a call dated 2099 is wrong
 
 
@@ -86,6 +87,7 @@ class CallCompleted:
     campaign_id: str | None
     outcome: str
     duration_s: int
+    transcript: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +114,7 @@ def _opt(d, key):
 
 
 def parse_data(event: str, d: dict):
-    """The typed `data` of one event (the transcript of call_completed is not kept)."""
+    """The typed `data` of one event."""
     if event == "call_completed":
         return CallCompleted(
             fields.string(d, "call_id"),
@@ -120,6 +122,7 @@ def parse_data(event: str, d: dict):
             _opt(d, "campaign_id"),
             fields.string(d, "outcome", optional=True, default="unknown", limit=60),
             fields.integer(d, "duration_s", default=0, low=0, high=MAX_CALL_S),
+            fields.text(d, "transcript", limit=TRANSCRIPT_LIMIT),
         )
     if event == "appointment_booked":
         return AppointmentBooked(

@@ -29,7 +29,7 @@ def test_an_agents_name_arrives_capped_isolated_and_without_overrides(dashboard_
     shown = html.unescape(tile())  # the feed sends non-ASCII as character references
     socket.close()
     assert "\u202e" not in shown and "\u202c" not in shown
-    name = re.search(r'<span class="name" title="([^"]*)"><bdi>([^<]*)</bdi></span>', shown)
+    name = re.search(r'<a class="name" href="[^"]*" title="([^"]*)"><bdi>([^<]*)</bdi></a>', shown)
     assert name, shown
     assert name.group(1) == name.group(2)
     assert name.group(2).startswith("evil\u05d0") and len(name.group(2)) == 120

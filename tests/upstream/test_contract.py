@@ -189,3 +189,40 @@ def test_random_payloads_raise_nothing_but_contract_errors(kind, data):
     for reader in (c.agents_from, c.calls_from, c.campaigns_from, c.scorecards_from, c.alerts_from):
         with contextlib.suppress(ContractError):
             reader(data)
+
+
+# ---- Call evidence (contract 5) -------------------------------------------------------------
+ENDED = {
+    **CALL,
+    "ended_at": "2026-11-23T09:05:00Z",
+    "outcome": "sale",
+    "duration_s": 300,
+    "recording_id": "r1",
+}
+RECORDING = {
+    "id": "r1",
+    "call_id": "k1",
+    "duration_s": 300,
+    "url": "https://media.example.com/r1.wav?sig=abc",
+    "expires_at": "2026-11-23T10:00:00Z",
+}
+
+
+def test_a_call_without_the_ended_fields_still_parses_with_them_empty():
+    call = c.parse_call(CALL)
+    assert (call.ended_at, call.outcome, call.duration_s, call.recording_id) == (None,) * 4
+    ended = c.parse_call(ENDED)
+    assert (ended.outcome, ended.duration_s, ended.recording_id) == ("sale", 300, "r1")
+    assert ended.ended_at.isoformat() == "2026-11-23T09:05:00+00:00"
+    for bad in ({"duration_s": -1}, {"duration_s": "300"}, {"ended_at": "soon"}):
+        with pytest.raises(ContractError):
+            c.parse_call({**ENDED, **bad})
+
+
+def test_a_recording_needs_an_id_and_a_web_address_and_never_prints_it():
+    [recording] = c.recordings_from({"data": [RECORDING]})
+    assert recording.url == RECORDING["url"] and "sig=abc" not in repr(recording)
+    rows = [RECORDING, {**RECORDING, "url": "javascript:alert(1)"}, {**RECORDING, "id": None}]
+    assert len(c.recordings_from({"data": rows})) == 1
+    with pytest.raises(ContractError):
+        c.recordings_from([RECORDING])  # an envelope is promised

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class DrilldownConfig(AppConfig):
+    name = "dashboard.drilldown"
+    label = "drilldown"

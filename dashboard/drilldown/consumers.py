@@ -1,0 +1,46 @@
+"""An agent page's socket: its agent's tile, live, and the header's freshness."""
+
+from asgiref.sync import sync_to_async
+
+from dashboard.accounts.roles import SUPERVISOR
+from dashboard.live.consumers import PushConsumer
+
+from . import tiles
+
+
+class AgentConsumer(PushConsumer):
+    """Joins the agent pages' group (tiles.py), not the floor's: of each message, it
+    forwards its own agent's tile. Messages are versioned; one that does not follow the
+    version this page has means one was dropped, and the tile is read from the cache."""
+
+    minimum_role = SUPERVISOR
+    group = tiles.GROUP
+    version = 0
+
+    async def connect(self):
+        self.agent_id = self.scope["url_route"]["kwargs"]["agent_id"]
+        await super().connect()
+
+    async def send_snapshot(self):
+        await super().send_snapshot()  # the header's freshness
+        await self.send_tile()
+
+    async def send_tile(self):
+        # Not `cache.aget`: that waits in Django's one shared sync thread (see live/feed.py).
+        self.version, tile = await sync_to_async(tiles.current, thread_sensitive=False)(
+            self.agent_id
+        )
+        await self.send(text_data=tile or tiles.absent(self.agent_id))
+
+    async def agent_tiles(self, event):
+        if event["version"] <= self.version:
+            return  # already in the tile this page has
+        if event["prev"] != self.version:
+            await self.send_tile()  # the cache is written before every message
+            return
+        self.version = event["version"]
+        tile = event["tiles"].get(self.agent_id)
+        if tile is None and event["full"]:
+            tile = tiles.absent(self.agent_id)
+        if tile is not None:
+            await self.send(text_data=tile)

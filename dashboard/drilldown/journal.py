@@ -1,0 +1,140 @@
+"""The journal: agents' states and calls as the service's events tell them, kept for the
+agent's timeline and the call's facts.
+
+A second sink of the bridge beside the live feed (the composition root hands both what
+the bridge learns). On the event loop it only notes what changed; every FLUSH_S the notes
+are written in a thread, in one transaction, so the database never slows the live path.
+A failed write is logged once and tried again on the next pass (a few times, then
+dropped), and the live view goes on whatever the database does.
+"""
+
+import asyncio
+import logging
+from datetime import UTC, datetime
+
+from asgiref.sync import sync_to_async
+from django.db import transaction
+
+from dashboard.shared.aio import pause
+from dashboard.upstream import contract as c
+
+from .models import CallSeen, StateChange
+
+log = logging.getLogger("dashboard.drilldown.journal")
+FLUSH_S = 2.0
+MAX_NOTES = 100_000  # state changes held while the database is away; the oldest go first
+MAX_TRIES = 5  # passes a batch may fail before it is dropped
+
+
+class Journal:
+    def __init__(self, every: float = FLUSH_S):
+        self.every = every
+        self.changes: list[dict] = []
+        self.calls: dict[str, dict] = {}  # call id -> the facts learned since the last write
+        self.last: dict[str, tuple] = {}  # agent id -> (state, since, call id) last noted
+        self.tries = 0
+        self.failing = False
+
+    # ---- The bridge's sink (on the event loop: notes only) ------------------------------------
+    def snapshot(self, agents: list[c.Agent], calls: list[c.Call]):
+        now = datetime.now(UTC)
+        for agent in agents:
+            self._agent(agent, now)
+        for call in calls:
+            self._call(call)
+
+    def event(self, event: c.Event):
+        body = event.body
+        if isinstance(body, c.AgentChanged):
+            self._agent(body.agent, event.emitted_at)
+        elif isinstance(body, c.CallStarted):
+            self._call(body.call)
+        elif isinstance(body, c.CallUpdated) and body.agent_id:
+            self._note(body.call_id, agent_id=body.agent_id)
+        elif isinstance(body, c.CallEnded):
+            self._note(
+                body.call_id,
+                ended_at=body.ended_at or event.emitted_at,
+                outcome=body.outcome[:60],
+                duration_s=body.duration_s,
+            )
+
+    def status(self, state: str, reason: str = ""):
+        pass  # the journal keeps facts, not the connection's state
+
+    def _agent(self, agent: c.Agent, at: datetime):
+        seen = (agent.status, agent.since or at, agent.call_id or "")
+        if self.last.get(agent.agent_id) == seen:
+            return  # the same state again (a reload after a reconnect)
+        self.last[agent.agent_id] = seen
+        state, since, call_id = seen
+        self.changes.append(
+            {"agent_id": agent.agent_id, "state": state, "since": since, "call_id": call_id}
+        )
+        if len(self.changes) > MAX_NOTES:
+            del self.changes[: len(self.changes) - MAX_NOTES]
+
+    def _call(self, call: c.Call):
+        self._note(
+            call.call_id,
+            agent_id=call.agent_id or "",
+            campaign_id=call.campaign_id or "",
+            direction=call.direction[:20],
+            ai_handled=call.ai_handled,
+            started_at=call.started_at,
+        )
+
+    def _note(self, call_id: str, **facts):
+        self.calls.setdefault(call_id, {}).update(facts)
+
+    # ---- Writing ----------------------------------------------------------------------------
+    async def run(self, stop: asyncio.Event):
+        while not stop.is_set():
+            await pause(stop, self.every)
+            await self.flush()
+        await self.flush()  # what the last pass left
+
+    async def flush(self):
+        changes, calls = self.changes, self.calls
+        if not (changes or calls):
+            return
+        self.changes, self.calls = [], {}
+        try:
+            await sync_to_async(write)(changes, calls)
+        except Exception as exc:
+            self.tries += 1
+            if not self.failing:
+                log.warning("journal not written, trying again: %s: %s", type(exc).__name__, exc)
+                self.failing = True
+            if self.tries < MAX_TRIES:  # back in front of what arrived meanwhile
+                self.changes[:0] = changes
+                for call_id, facts in calls.items():
+                    self.calls[call_id] = {**facts, **self.calls.get(call_id, {})}
+            else:
+                log.warning(
+                    "journal dropped %d state changes and %d calls", len(changes), len(calls)
+                )
+                self.tries = 0
+            return
+        if self.failing:
+            log.info("journal written again")
+        self.failing, self.tries = False, 0
+
+
+@transaction.atomic
+def write(changes: list[dict], calls: dict[str, dict]):
+    StateChange.objects.bulk_create([StateChange(**change) for change in changes])
+    known = {x.call_id: x for x in CallSeen.objects.filter(call_id__in=list(calls))}
+    new, changed, fields = [], [], set()
+    for call_id, facts in calls.items():
+        row = known.get(call_id)
+        if row is None:
+            new.append(CallSeen(call_id=call_id, **facts))
+            continue
+        for name, value in facts.items():
+            setattr(row, name, value)
+        changed.append(row)
+        fields |= facts.keys()
+    CallSeen.objects.bulk_create(new)
+    if changed:
+        CallSeen.objects.bulk_update(changed, sorted(fields))

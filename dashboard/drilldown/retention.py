@@ -1,0 +1,60 @@
+"""Transcripts and call records are kept RETENTION_DAYS, then purged (docs/privacy.md).
+
+Purged: completed calls with their transcripts, the calls and agents' states the journal
+kept, and the webhook deliveries whose bodies carried them. Run once a day by the bridge's
+background work (with several bridges, by the leader) and by `manage.py purge_expired`.
+"""
+
+import asyncio
+import logging
+from datetime import datetime, timedelta
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from dashboard.quality.models import CompletedCall, Delivery
+from dashboard.shared.aio import pause
+
+from .models import CallSeen, StateChange
+
+log = logging.getLogger("dashboard.drilldown.retention")
+DAY_S = 24 * 3600
+RETRY_S = 600  # after a failed purge (the database away): try again this soon
+
+
+def cutoff(days: int | None = None, now: datetime | None = None) -> datetime:
+    return (now or timezone.now()) - timedelta(
+        days=settings.RETENTION_DAYS if days is None else days
+    )
+
+
+@transaction.atomic
+def purge(days: int | None = None) -> dict[str, int]:
+    """Delete what is older than `days` (RETENTION_DAYS); how many of each went."""
+    before = cutoff(days)
+    gone = {
+        "completed calls": CompletedCall.objects.filter(completed_at__lt=before),
+        "calls seen": CallSeen.objects.filter(
+            Q(started_at__lt=before) | Q(started_at=None, ended_at__lt=before)
+        ),
+        "state changes": StateChange.objects.filter(since__lt=before),
+        "webhook deliveries": Delivery.objects.filter(received_at__lt=before),
+    }
+    return {what: rows.delete()[0] for what, rows in gone.items()}
+
+
+async def run_retention(stop: asyncio.Event):
+    """Purge now, then once a day."""
+    while not stop.is_set():
+        try:
+            counts = await sync_to_async(purge)()
+        except Exception:
+            log.exception("purging records older than %d days failed", settings.RETENTION_DAYS)
+            await pause(stop, RETRY_S)
+            continue
+        if any(counts.values()):
+            log.info("purged what is older than %d days: %s", settings.RETENTION_DAYS, counts)
+        await pause(stop, DAY_S)

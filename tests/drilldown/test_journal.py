@@ -1,0 +1,149 @@
+"""The journal (agents' states and calls from the service's events, written in batches off
+the event loop) and the retention purge (daily, and `manage.py purge_expired`)."""
+
+import asyncio
+import logging
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.core.management import call_command
+from django.db import connection
+from django.utils import timezone
+
+from dashboard.drilldown import retention
+from dashboard.drilldown.journal import MAX_TRIES, Journal
+from dashboard.drilldown.models import CallSeen, Note, StateChange
+from dashboard.quality.models import CompletedCall, Delivery, Scorecard
+from dashboard.testing.feeds import Events
+from dashboard.upstream import contract as c
+
+T0 = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
+
+
+def a_call(events: Events) -> list[c.Event]:
+    return [
+        events.agent(0, "a1", "available"),
+        events.started(10, "k1", "a1"),
+        events.agent(10, "a1", "ringing", call_id="k1"),
+        events.updated(15, "k1", "in_progress", "a1"),
+        events.agent(15, "a1", "on_call", call_id="k1"),
+        events.ended(315, "k1", 300),
+        events.agent(315, "a1", "wrap_up", call_id="k1"),
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_it_writes_states_and_calls_in_one_batch_per_pass():
+    journal, events = Journal(), Events()
+    for event in a_call(events):
+        journal.event(event)
+    journal.snapshot([c.Agent("a1", "Ava", "S", "wrap_up", T0 + timedelta(seconds=315), "k1")], [])
+    await journal.flush()
+    rows = await sync_to_async(list)(StateChange.objects.order_by("since").values_list("state"))
+    assert [state for (state,) in rows] == ["available", "ringing", "on_call", "wrap_up"]
+    call = await CallSeen.objects.aget(call_id="k1")
+    assert (call.agent_id, call.direction, call.campaign_id) == ("a1", "outbound", "camp")
+    assert (call.outcome, call.duration_s) == ("sale", 300)
+    assert call.started_at == T0 + timedelta(seconds=10)
+    assert call.ended_at == T0 + timedelta(seconds=315)
+    journal.event(events.ended(320, "k2", 5))  # a call that started before the bridge did
+    journal.event(events.started(330, "k3", None, direction="inbound"))
+    await journal.flush()
+    assert await CallSeen.objects.filter(call_id="k2", duration_s=5).aexists()
+    assert await CallSeen.objects.acount() == 3 and await StateChange.objects.acount() == 4
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_database_error_is_logged_once_and_the_notes_written_later(caplog):
+    journal, events = Journal(), Events()
+    table = StateChange._meta.db_table
+    await sync_to_async(rename)(table, f"{table}_away")
+    try:
+        with caplog.at_level(logging.WARNING, "dashboard.drilldown.journal"):
+            for event in a_call(events):
+                journal.event(event)
+            for _ in range(MAX_TRIES - 1):  # the database stays away for a while
+                await journal.flush()
+    finally:
+        await sync_to_async(rename)(f"{table}_away", table)
+    assert len([r for r in caplog.records if "journal not written" in r.message]) == 1
+    await journal.flush()
+    assert await StateChange.objects.acount() == 4 and await CallSeen.objects.acount() == 1
+
+
+def rename(table, to):
+    with connection.cursor() as cursor:
+        cursor.execute(f'ALTER TABLE "{table}" RENAME TO "{to}"')
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_bridge_runs_it_and_writes_what_is_left_when_it_stops():
+    journal, stop = Journal(every=60), asyncio.Event()
+    task = asyncio.create_task(journal.run(stop))
+    for event in a_call(Events()):
+        journal.event(event)
+    stop.set()
+    await task
+    assert await StateChange.objects.acount() == 4
+
+
+def old_and_new(days_old: int):
+    now, old = timezone.now(), timezone.now() - timedelta(days=days_old)
+    for n, at in enumerate((old, now)):
+        CompletedCall.objects.create(
+            call_id=f"k{n}", outcome="sale", duration_s=1, completed_at=at, transcript="t"
+        )
+        CallSeen.objects.create(call_id=f"k{n}", started_at=at)
+        StateChange.objects.create(agent_id="a1", state="available", since=at)
+        Delivery.objects.create(delivery_id=f"d{n}", event="call_completed", body=b"{}")
+    Delivery.objects.filter(delivery_id="d0").update(received_at=old)
+    Note.objects.create(agent_id="a1", text="kept: not a call record")
+    Scorecard.objects.create(
+        scorecard_id="s0", score=1, max_score=2, passed=False, scored_at=old
+    )  # kept: QA history is not a call record
+
+
+@pytest.mark.django_db
+def test_it_purges_transcripts_and_call_records_older_than_retention_days(settings):
+    settings.RETENTION_DAYS = 90
+    old_and_new(days_old=91)
+    counts = retention.purge()
+    assert counts == {
+        "completed calls": 1,
+        "calls seen": 1,
+        "state changes": 1,
+        "webhook deliveries": 1,
+    }
+    assert list(CompletedCall.objects.values_list("call_id", flat=True)) == ["k1"]
+    assert list(CallSeen.objects.values_list("call_id", flat=True)) == ["k1"]
+    assert StateChange.objects.count() == 1 and Delivery.objects.get().delivery_id == "d1"
+    assert Note.objects.exists() and Scorecard.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_command_purges_with_the_setting_or_the_days_given(settings, capsys):
+    settings.RETENTION_DAYS = 120
+    old_and_new(days_old=100)
+    call_command("purge_expired")
+    assert "Purged what is older than 120 days: 0 completed calls" in capsys.readouterr().out
+    call_command("purge_expired", "--days", "30")
+    assert "1 completed calls, 1 calls seen, 1 state changes" in capsys.readouterr().out
+    assert CompletedCall.objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_bridge_purges_at_start_and_then_daily(settings):
+    settings.RETENTION_DAYS = 90
+    await sync_to_async(old_and_new)(days_old=91)
+    stop = asyncio.Event()
+    task = asyncio.create_task(retention.run_retention(stop))
+
+    async def purged():
+        while await CompletedCall.objects.filter(call_id="k0").aexists():
+            await asyncio.sleep(0.1)
+
+    await asyncio.wait_for(purged(), 10)
+    assert await CompletedCall.objects.filter(call_id="k1").aexists()
+    stop.set()
+    await asyncio.wait_for(task, 5)
