@@ -102,19 +102,23 @@ def frames(ws: RawSocket, n: int) -> list[str]:
 
 
 def test_every_socket_gets_the_same_frames_in_order(live):
-    sockets = [live.socket() for _ in range(12)]
+    logged = len(live.server.log())
+    sockets = [live.socket() for _ in range(6)]
     for ws in sockets:
         assert WHOLE_VIEW in ws.text()  # the snapshot first
     readers = [Reading(ws) for ws in sockets]  # each read as a browser does, all at once
     wait_until(lambda: len(readers[-1].frames) >= 25, 30, "25 frames on the last socket")
     got = [[text for _, text in reader.stop()] for reader in readers]
-    last = got[-1][:20]
-    for seen in got[:-1]:  # each connected earlier: from the last one's first frame on
+    # The test's own readers are slow Python: if one fell behind the 64 KB cap the server
+    # skipped it (the next test's subject), and the comparison would not be fair.
+    assert "unsent" not in live.server.log()[logged:], "a reader fell behind; rerun quieter"
+    last = got[-1][5:20]
+    for seen in got[:-1]:  # each connected earlier: from the last one's sixth frame on
         assert last[0] in seen, "a socket missed a frame the last one was sent"
         start = seen.index(last[0])
-        assert seen[start : start + 20] == last, "a socket was sent other frames, or in order"
+        assert seen[start : start + 15] == last, "a socket was sent other frames, or in order"
     newest = {}
-    for frame in last:  # and within one socket, each agent's seq only grows
+    for frame in got[-1]:  # and within one socket, each agent's seq only grows
         for agent, seq in AGENT.findall(frame):
             assert int(seq) >= newest.get(agent, 0)
             newest[agent] = int(seq)
