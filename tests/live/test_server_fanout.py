@@ -24,7 +24,8 @@ from dashboard.testing.servers import (
 )
 from dashboard.testing.simulator import start_simulator
 
-CAP = 64 * 1024
+# Room for this module's readers (Python, on a loaded machine), none for a stalled socket.
+CAP = 512 * 1024
 CLOSE_AFTER_S = 4
 AGENT = re.compile(r'<div id="agent-([^"]+)" class="agent"[^>]*? data-seq="(\d+)"')
 WHOLE_VIEW = '<div id="agents" class="agents">'
@@ -109,9 +110,9 @@ def test_every_socket_gets_the_same_frames_in_order(live):
     readers = [Reading(ws) for ws in sockets]  # each read as a browser does, all at once
     wait_until(lambda: len(readers[-1].frames) >= 25, 30, "25 frames on the last socket")
     got = [[text for _, text in reader.stop()] for reader in readers]
-    # The test's own readers are slow Python: if one fell behind the 64 KB cap the server
+    # The test's own readers are slow Python: if one fell behind the cap the server
     # skipped it (the next test's subject), and the comparison would not be fair.
-    assert "unsent" not in live.server.log()[logged:], "a reader fell behind; rerun quieter"
+    assert "unsent" not in live.server.log()[logged:], "a reader fell behind the cap"
     last = got[-1][5:20]
     for seen in got[:-1]:  # each connected earlier: from the last one's sixth frame on
         assert last[0] in seen, "a socket missed a frame the last one was sent"
