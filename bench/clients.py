@@ -2,9 +2,10 @@
 
 `--mode dashboard` opens /ws/live/ with the session cookie of a browser signed in
 through the real form (bench/run.py signs in) and an Origin header, as a browser does,
-and reads the agent fragments' `data-seq` and `data-emitted`; `--mode relay` reads the
-bare relay's JSON events. Each client keeps the newest seq it was shown per agent; latency
-is taken once per newly shown (agent, seq), from the simulator's `emitted_at` to receipt.
+and reads the agent fragments' `data-seq` and `data-emitted`; `--mode reference` reads
+the ideal reference's JSON frames (bench/reference.py). Each client keeps the newest seq
+it was shown per agent; latency is taken once per newly shown (agent, seq), from the
+simulator's `emitted_at` to receipt.
 
 Driven by lines on stdin (from bench/run.py): `window LO` starts measuring events with
 seq > LO; `report TRUTH OUT` writes what was measured to OUT; end of input stops it. The
@@ -34,7 +35,7 @@ class Parser:
     """Every client of a process gets the same pushes: parse each distinct text once."""
 
     def __init__(self, mode: str):
-        self.parse_one = self.fragments if mode == "dashboard" else self.event
+        self.parse_one = self.fragments if mode == "dashboard" else self.agents
         self.cache: dict[str, list] = {}
 
     def __call__(self, text: str) -> list[tuple[str, int, float]]:
@@ -53,11 +54,11 @@ class Parser:
         ]
 
     @staticmethod
-    def event(text):
-        d = json.loads(text)
-        if "agent_id" not in d:
-            return []
-        return [(d["agent_id"], d["seq"], datetime.fromisoformat(d["emitted_at"]).timestamp())]
+    def agents(text):
+        return [
+            (d["agent_id"], d["seq"], datetime.fromisoformat(d["emitted_at"]).timestamp())
+            for d in json.loads(text)["agents"]
+        ]
 
 
 class Measure:
@@ -186,8 +187,8 @@ def results(m: Measure, truth: dict) -> dict:
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
-    p.add_argument("--mode", choices=["dashboard", "relay"], required=True)
-    p.add_argument("--url", required=True, help="the dashboard's or the relay's http:// base")
+    p.add_argument("--mode", choices=["dashboard", "reference"], required=True)
+    p.add_argument("--url", required=True, help="the dashboard's or the reference's http:// base")
     p.add_argument("--count", type=int, required=True)
     p.add_argument("--cookie", default="", help="the session cookie of a browser signed in")
     p.add_argument("--ramp", type=float, default=0.02, help="seconds between connects")

@@ -1,12 +1,13 @@
-"""`make bench`: the live path's latency and fan-out, end to end, beside a bare relay.
+"""`make bench`: the live path's latency and cost, end to end, beside an ideal reference.
 
 For each setup (agents, clients) it starts the simulated tenant in load mode, then the
-target: the dashboard (`manage.py serve`: Daphne, bridge and feed) or the bare relay
-(bench/relay.py), then client processes (bench/clients.py). Each scenario is one window:
-the simulator is paused, the clients are told the first seq, the simulator resumes at the
-scenario's rate for its seconds and pauses again, and the run waits until the target and
-the clients are idle, so every event has had its chance to arrive. What counts as
-delivered and lost is defined in docs/performance.md.
+target: the dashboard (`manage.py serve`: Daphne, bridge and feed) or the ideal reference
+(bench/reference.py: the same coalescing, one JSON frame per tick, nothing else), then
+client processes (bench/clients.py). Each scenario is one window: the simulator is paused,
+the clients are told the first seq, the simulator resumes at the scenario's rate for its
+seconds and pauses again, and the run waits until the target and the clients are idle, so
+every event has had its chance to arrive. What counts as delivered and lost is defined in
+docs/performance.md. Scenarios of other kinds add their own module and results entry.
 """
 
 import argparse
@@ -21,6 +22,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench import reconnect
+from dashboard.live.feed import TICK_S  # the reference coalesces on the live feed's tick
 from dashboard.testing.processes import Process, free_port
 from dashboard.testing.servers import start_dashboard
 from dashboard.testing.simulator import start_simulator
@@ -29,8 +32,6 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 CLIENTS_PER_PROCESS = 170
 CONNECTS_PER_S = 50  # browsers arriving, all client processes together
-TARGET_P99_MS = 150
-SUSTAIN_RATES = (100, 50, 25, 10)  # tried in turn when the relay cannot keep up
 TICKS = os.sysconf("SC_CLK_TCK")
 HEARTBEAT_S = float(os.environ.get("LIVE_HEARTBEAT_S", 5))  # the live feed's (settings)
 
@@ -43,18 +44,21 @@ class Scenario:
     clients: int
     seconds: float
     events: int = 0  # a burst: this many, even if the simulator falls behind its schedule
+    target_p99_ms: float = 0
 
 
 SCENARIOS = {
     s.name: s
     for s in [
         Scenario("small", 40, 5, 10, 10),
-        Scenario("floor", 1000, 200, 500, 20),
-        Scenario("burst", 1000, 2000, 500, 0.9, events=2000),
+        Scenario("floor", 1000, 200, 500, 20, target_p99_ms=100),
+        Scenario("burst", 1000, 2000, 500, 0.9, events=2000, target_p99_ms=500),
+        Scenario("crowd", 1000, 200, 1500, 20, target_p99_ms=250),
         Scenario("smoke", 10, 5, 3, 2),  # the smoke test's
     ]
 }
-DEFAULT = ("small", "floor", "burst")
+OTHERS = {"reconnect": reconnect.measure}  # scenarios with a module of their own
+DEFAULT = ("small", "floor", "burst", "crowd", "reconnect")
 
 
 def cpu_ticks(pid: int) -> int:
@@ -128,17 +132,17 @@ class Setup:
             self.pid, url = self.server.process.pid, self.server.url
         else:
             port = free_port()
-            relay = self._child("bench.relay", *sim_args, "--port", str(port))
-            relay.expect("relay ready", 30)
-            self.pid, url = relay.pid, f"http://127.0.0.1:{port}"
+            ref = self._child("bench.reference", *sim_args, "--port", port, "--tick", TICK_S)
+            ref.expect("reference ready", 30)
+            self.pid, url = ref.pid, f"http://127.0.0.1:{port}"
             cookie = ""
-        self.recorder = self._child("bench.relay", *sim_args)
-        self.recorder.expect("relay ready", 30)
+        self.recorder = self._child("bench.reference", *sim_args)
+        self.recorder.expect("reference ready", 30)
         n = math.ceil(clients / CLIENTS_PER_PROCESS)
         self.clients = []
         for i in range(n):
             count = clients // n + (i < clients % n)
-            args = ["--mode", "dashboard" if self.kind == "dashboard" else "relay"]
+            args = ["--mode", self.kind]
             args += ["--url", url, "--count", str(count), "--ramp", str(n / CONNECTS_PER_S)]
             if cookie:
                 args += ["--cookie", cookie]
@@ -146,8 +150,7 @@ class Setup:
         self.connected = sum(int(x.expect("connected", 180).split()[1]) for x in self.clients)
 
     def _child(self, module, *args):
-        """A helper process driven by lines on stdin, answering with lines on stdout."""
-        child = Process([sys.executable, "-m", module, *args], stdin=True)
+        child = spawn(module, *args)
         self.children.append(child)
         return child
 
@@ -160,10 +163,13 @@ class Setup:
         lo = self._start_measuring(rate)
         logged = len(self.server.log()) if self.server else 0
         ticks = cpu_ticks(self.pid)
-        cpu = self._emit(lo, seconds, events)
+        client_pids = [client.pid for client in self.clients]
+        client_ticks = sum(map(cpu_ticks, client_pids))
+        cpu, load_s = self._emit(lo, seconds, events)
         hi, lag = self.seq(), self.sim.stats()["lag_ms"]
         drain = self._drain()
         work = (cpu_ticks(self.pid) - ticks) / TICKS  # everything the window cost it
+        client_work = (sum(map(cpu_ticks, client_pids)) - client_ticks) / TICKS
         truth, parts = self._reports(lo, hi)
         log = self.server.log()[logged:] if self.server else ""
         return {
@@ -173,9 +179,13 @@ class Setup:
             **delivery(parts, hi - lo, json.loads(truth.read_text())["count"]),
             "cpu_pct": round(100 * cpu, 1),
             "cpu_s": round(work, 2),
+            "cpu_s_per_s": round(work / load_s, 3),
+            "load_s": round(load_s, 2),
             "rss_mb": peak_rss_mb(self.pid),
             "drain_s": drain,
             "sim_lag_ms": lag,
+            # all client processes together; near the machine's cores, they are what saturates
+            "clients_cpu_s_per_s": round(client_work / load_s, 3),
         }
 
     def _start_measuring(self, rate: float) -> int:
@@ -188,15 +198,17 @@ class Setup:
             client.expect("measuring", 30)
         return lo
 
-    def _emit(self, lo: int, seconds: float, events: int) -> float:
-        """Let the simulator run; the target's CPU share meanwhile (of one core)."""
+    def _emit(self, lo: int, seconds: float, events: int) -> tuple[float, float]:
+        """Let the simulator run; the target's CPU share meanwhile (of one core), and for
+        how long it ran."""
         ticks, started = cpu_ticks(self.pid), time.monotonic()
         self.sim.control("resume")
         time.sleep(seconds)
         while events and self.seq() - lo < events and time.monotonic() - started < 15:
             time.sleep(0.02)
         self.sim.control("pause")
-        return (cpu_ticks(self.pid) - ticks) / TICKS / (time.monotonic() - started)
+        load_s = time.monotonic() - started
+        return (cpu_ticks(self.pid) - ticks) / TICKS / load_s, load_s
 
     def _drain(self) -> float:
         """Wait until the target and the clients are idle; how long the backlog took."""
@@ -260,82 +272,66 @@ def measure(kind: str, scenarios: list[Scenario], workdir: Path) -> dict:
         setup = Setup(kind, agents, clients, workdir)
         try:
             for s in scenarios:
-                if (s.agents, s.clients) != (agents, clients):
-                    continue
-                print(f"  {kind}: {s.name} ...", flush=True)
-                out[s.name] = setup.window(s.events_per_s, s.seconds, s.events)
-                if kind == "relay" and not s.events and not sustains(out[s.name]):
-                    out[s.name]["sustained"] = largest_rate(setup, s)
+                if (s.agents, s.clients) == (agents, clients):
+                    print(f"  {kind}: {s.name} ...", flush=True)
+                    out[s.name] = setup.window(s.events_per_s, s.seconds, s.events)
         finally:
             setup.stop()
     return out
 
 
-def sustains(r: dict) -> bool:
-    """Keeping up: nothing lost, and no backlog of a second or more left when the
-    simulator stopped (a p99 alone is too noisy on a shared machine to say so)."""
-    return r["lost"] == 0 and r["drain_s"] < 1
+DASHBOARD_KEYS = (
+    "connected",
+    "emitted",
+    "recorded",
+    "p50_ms",
+    "p95_ms",
+    "p99_ms",
+    "max_ms",
+    "lost",
+    "bridge_reloads",
+    "delivered_per_client_min",
+    "shown_per_client_median",
+    "load_s",
+    "drain_s",
+    "sim_lag_ms",
+    "client_lag_ms",
+    "clients_cpu_s_per_s",
+    "client_errors",
+)
+IDEAL_KEYS = (
+    "connected",
+    "p50_ms",
+    "p95_ms",
+    "p99_ms",
+    "max_ms",
+    "lost",
+    "cpu_s_per_s",
+    "rss_mb",
+    "drain_s",
+    "client_lag_ms",
+    "clients_cpu_s_per_s",
+    "client_errors",
+)
 
 
-def largest_rate(setup: Setup, s: Scenario) -> dict | None:
-    """The relay saturated: the largest rate below the scenario's it keeps up with."""
-    for rate in SUSTAIN_RATES:
-        if rate < s.events_per_s:
-            print(f"  relay: {s.name} at {rate} events/s ...", flush=True)
-            r = setup.window(rate, min(s.seconds, 5))
-            if sustains(r):
-                return {"events_per_s": rate, "p99_ms": r["p99_ms"], "cpu_pct": r["cpu_pct"]}
-    return None
-
-
-def combine(scenarios: list[Scenario], dash: dict, base: dict) -> dict:
+def combine(scenarios: list[Scenario], dash: dict, ideal: dict) -> dict:
     results = {}
     for s in scenarios:
-        d, b = dash[s.name], base[s.name]
+        d, i = dash[s.name], ideal[s.name]
         results[s.name] = {
             "agents": s.agents,
             "events_per_s": s.events_per_s,
             "seconds": s.seconds,
             "clients": s.clients,
-            **{
-                k: d[k]
-                for k in (
-                    "connected",
-                    "emitted",
-                    "recorded",
-                    "p50_ms",
-                    "p95_ms",
-                    "p99_ms",
-                    "max_ms",
-                )
-            },
-            "lost": d["lost"],
-            "bridge_reloads": d["bridge_reloads"],
-            "delivered_per_client_min": d["delivered_per_client_min"],
-            "shown_per_client_median": d["shown_per_client_median"],
+            **{k: d[k] for k in DASHBOARD_KEYS},
             "web_cpu_pct": d["cpu_pct"],
             "web_cpu_s": d["cpu_s"],
+            "web_cpu_s_per_s": d["cpu_s_per_s"],
             "web_rss_mb": d["rss_mb"],
-            "drain_s": d["drain_s"],
-            "sim_lag_ms": d["sim_lag_ms"],
-            "client_lag_ms": d["client_lag_ms"],
-            "client_errors": d["client_errors"],
-            **{f"baseline_{k}": b[k] for k in ("p50_ms", "p95_ms", "p99_ms", "max_ms", "lost")},
-            "baseline_connected": b["connected"],
-            "baseline_emitted": b["emitted"],
-            "baseline_recorded": b["recorded"],
-            "baseline_cpu_pct": b["cpu_pct"],
-            "baseline_cpu_s": b["cpu_s"],
-            "baseline_rss_mb": b["rss_mb"],
-            "baseline_drain_s": b["drain_s"],
-            "baseline_sim_lag_ms": b["sim_lag_ms"],
-            "baseline_client_lag_ms": b["client_lag_ms"],
-            "baseline_saturated": not sustains(b),
-            "baseline_sustained": b.get("sustained"),
-            "p99_vs_baseline": ratio(d["p99_ms"], b["p99_ms"]),
-            "p99_vs_sustained_baseline": ratio(
-                d["p99_ms"], (b.get("sustained") or {}).get("p99_ms")
-            ),
+            **{f"ideal_{k}": i[k] for k in IDEAL_KEYS},
+            "p99_vs_ideal": ratio(d["p99_ms"], i["p99_ms"]),
+            "target_p99_ms": s.target_p99_ms or None,
         }
     return results
 
@@ -346,29 +342,19 @@ def ratio(a, b):
 
 def table(results: dict) -> str:
     head = (
-        "scenario  agents  ev/s  clients  emitted  p50   p95   p99   max    base p99  x base"
-        "  lost  cpu%  RSS MB  sim lag p99  client lag p99"
+        "scenario  agents  ev/s  clients  emitted  p50   p95   p99     max  ideal p99  x ideal"
+        "  lost  cpu s/s  RSS MB  sim lag p99  client lag p99  clients cpu s/s"
     )
     rows = [head, "-" * len(head)]
     for name, r in results.items():
         rows.append(
             f"{name:<9} {r['agents']:>6} {r['events_per_s']:>5g} {r['clients']:>8}"
             f" {r['emitted']:>8} {r['p50_ms']:>5g} {r['p95_ms']:>5g} {r['p99_ms']:>5g}"
-            f" {r['max_ms']:>6g} {r['baseline_p99_ms']:>9g} {r['p99_vs_baseline'] or 0:>7g}"
-            f" {r['lost']:>5} {r['web_cpu_pct']:>5g} {r['web_rss_mb']:>7g}"
+            f" {r['max_ms']:>7g} {r['ideal_p99_ms']:>10g} {r['p99_vs_ideal'] or 0:>8g}"
+            f" {r['lost']:>5} {r['web_cpu_s_per_s']:>8g} {r['web_rss_mb']:>7g}"
             f" {r['sim_lag_ms']['p99']:>12g} {r['client_lag_ms']['p99']:>15g}"
+            f" {r['clients_cpu_s_per_s']:>16g}"
         )
-        if r["baseline_saturated"]:
-            sus = r["baseline_sustained"]
-            rows.append(
-                f"  the bare relay does not keep up at {r['events_per_s']:g} events/s; "
-                + (
-                    f"the largest rate it sustains is {sus['events_per_s']} events/s "
-                    f"(p99 {sus['p99_ms']} ms)"
-                    if sus
-                    else "nor at any rate tried"
-                )
-            )
     return "\n".join(rows)
 
 
@@ -379,40 +365,67 @@ def plot(results: dict, path: Path):
     import matplotlib.pyplot as plt
 
     keys = ("p50_ms", "p95_ms", "p99_ms", "max_ms")
+    results = {k: v for k, v in results.items() if k in SCENARIOS}
     fig, axes = plt.subplots(1, len(results), figsize=(4.2 * len(results), 4), squeeze=False)
     for ax, (name, r) in zip(axes[0], results.items(), strict=True):
         xs = range(len(keys))
         ax.bar([x - 0.2 for x in xs], [r[k] for k in keys], 0.4, label="dashboard")
-        ax.bar([x + 0.2 for x in xs], [r[f"baseline_{k}"] for k in keys], 0.4, label="bare relay")
+        ax.bar([x + 0.2 for x in xs], [r[f"ideal_{k}"] for k in keys], 0.4, label="ideal")
         ax.set_xticks(list(xs), [k.split("_")[0] for k in keys])
         ax.set_yscale("log")
         ax.set_ylabel("latency, ms (log)")
-        title = f"{name}: {r['agents']} agents, {r['events_per_s']:g}/s, {r['clients']} clients"
-        if r["baseline_saturated"]:
-            sus = r["baseline_sustained"]
-            title += "\nrelay saturated" + (
-                f"; at {sus['events_per_s']}/s its p99 is {sus['p99_ms']:g} ms" if sus else ""
-            )
-        ax.set_title(title, fontsize=9)
-        ax.axhline(TARGET_P99_MS, color="grey", linestyle=":", linewidth=1, label="p99 target")
+        ax.set_title(
+            f"{name}: {r['agents']} agents, {r['events_per_s']:g}/s, {r['clients']} clients",
+            fontsize=9,
+        )
+        if r["target_p99_ms"]:
+            ax.axhline(r["target_p99_ms"], color="grey", linestyle=":", label="p99 target")
         ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
+def spawn(module: str, *args) -> Process:
+    """A helper process (`python -m module`) driven by lines on stdin, answering with lines
+    on stdout."""
+    return Process([sys.executable, "-m", module, *map(str, args)], stdin=True)
+
+
+def measure_other(name: str, workdir: Path) -> dict:
+    children = []
+
+    def spawn_kept(module, *args):
+        children.append(spawn(module, *args))
+        return children[-1]
+
+    print(f"  dashboard: {name} ...", flush=True)
+    workdir.mkdir()
+    try:
+        return OTHERS[name](workdir, spawn_kept)
+    finally:
+        for child in children:
+            child.stop()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--scenarios", default=",".join(DEFAULT), help=f"of {', '.join(SCENARIOS)}")
+    p.add_argument(
+        "--scenarios", default=",".join(DEFAULT), help=f"of {', '.join([*SCENARIOS, *OTHERS])}"
+    )
     p.add_argument("--out", type=Path, default=RESULTS, help="where the results go")
     p.add_argument("--no-plot", action="store_true")
     a = p.parse_args()
-    scenarios = [SCENARIOS[n] for n in a.scenarios.split(",")]
+    names = a.scenarios.split(",")
+    scenarios = [SCENARIOS[n] for n in names if n in SCENARIOS]
     started, load = time.monotonic(), os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         dash = measure("dashboard", scenarios, Path(tmp))
-        base = measure("relay", scenarios, Path(tmp))
-    results = combine(scenarios, dash, base)
+        ideal = measure("reference", scenarios, Path(tmp))
+        results = combine(scenarios, dash, ideal)
+        for name in names:
+            if name in OTHERS:
+                results[name] = measure_other(name, Path(tmp) / name)
     date = datetime.now(UTC).strftime("%Y-%m-%d")
     a.out.mkdir(parents=True, exist_ok=True)
     text = json.dumps(results, indent=2)
@@ -420,7 +433,10 @@ def main():
     (a.out / "latest.json").write_text(text)
     if not a.no_plot:
         plot(results, a.out / f"{date}.png")
-    print(table(results))
+    print(table({k: v for k, v in results.items() if k in SCENARIOS}))
+    for name in OTHERS:
+        if name in results:
+            print(f"{name}: {json.dumps(results[name])}")
     print(
         f"\n{time.monotonic() - started:.0f} s on {os.cpu_count()} cores; load average before: "
         f"{load[0]:.2f} (figures are noisy when other work shares the machine)"

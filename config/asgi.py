@@ -14,7 +14,6 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import WebsocketDenier  # noqa: E402
@@ -24,6 +23,7 @@ from django.urls import re_path  # noqa: E402
 
 from dashboard.drilldown import routing as drilldown_routing  # noqa: E402
 from dashboard.live import routing as live_routing  # noqa: E402
+from dashboard.live.handshake import AuthMiddlewareStack  # noqa: E402
 from dashboard.quality import routing as quality_routing  # noqa: E402
 from dashboard.reports import routing as reports_routing  # noqa: E402
 from dashboard.wallboard import routing as wallboard_routing  # noqa: E402

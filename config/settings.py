@@ -214,6 +214,14 @@ else:
         }
     }
 
+# The web server (dashboard/live/server.py, docs/deploy.md): a websocket with more than this
+# unsent skips pushes until it drains, and is closed with 1012 if it has not drained in time;
+# request bodies over the limit get 413 before they are read, bodies not in in time get 408.
+FANOUT_BUFFER_CAP_BYTES = env.int("FANOUT_BUFFER_CAP_BYTES", default=1024 * 1024)
+FANOUT_BEHIND_CLOSE_S = env.float("FANOUT_BEHIND_CLOSE_S", default=30.0)
+REQUEST_BODY_MAX_BYTES = env.int("REQUEST_BODY_MAX_BYTES", default=1024 * 1024)
+REQUEST_BODY_TIMEOUT_S = env.float("REQUEST_BODY_TIMEOUT_S", default=30.0)
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},

@@ -1,11 +1,13 @@
 """Websocket consumers that push pre-rendered htmx fragments to browsers.
 
-Fragments are rendered once per change by whoever publishes them and arrive here as one
-string; a consumer's only per-browser work is the socket write.
+Fragments are rendered once per change by whoever publishes them, framed once per audience
+and written to the sockets by the process's fan-out (fanout.py, hub.py): a consumer sends
+its browser the snapshot on connect (and again when the fan-out says it missed pushes),
+then follows its groups. Handshakes never wait in Django's one shared sync thread
+(handshake.py), where a sign-in's password hash runs.
 """
 
-from asgiref.sync import sync_to_async
-from channels.db import database_sync_to_async
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.cache import cache
 from django.template.loader import render_to_string
@@ -14,8 +16,9 @@ from dashboard.accounts.roles import RANK, WALLBOARD, user_role
 from dashboard.accounts.sockets import CLOSE_FORBIDDEN, CLOSE_SIGNED_OUT, AccessGuard
 
 from . import fanout
-from .feed import GROUP, SNAPSHOT_KEY, STATUS_GROUP, STATUS_KEY
+from .feed import GROUP, LIVE_VIEW, SNAPSHOT_KEY, STATUS_GROUP, STATUS_KEY
 from .groups import FLOOR_CHARTS
+from .handshake import in_thread
 
 WAITING = (
     '<div id="upstream" hidden data-state="connecting" data-since="">waiting for the feed</div>'
@@ -34,9 +37,20 @@ class PushConsumer(AccessGuard, AsyncWebsocketConsumer):
     minimum_role = WALLBOARD
     group = ""
     also: tuple[str, ...] = (STATUS_GROUP,)  # the header's freshness indicator
+    audience = None  # what `group`'s pushes are framed for (None: each push's html)
+    version = None  # the version of the view sent, for a versioned group
+
+    async def dispatch(self, message):
+        """Channels' dispatch, without closing old database connections first: that runs in
+        Django's one shared sync thread, behind any sign-in's password hash. Every database
+        call here closes its own (`in_thread`)."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def connect(self):
-        role = await database_sync_to_async(user_role)(self.scope.get("user"))
+        role = await in_thread(user_role)(self.scope.get("user"))
         if role is None or RANK[role] < RANK[self.minimum_role]:
             # Accept, then close with the reason: a refused handshake reaches the browser as
             # 1006, which htmx retries for ever instead of showing "signed out".
@@ -46,12 +60,17 @@ class PushConsumer(AccessGuard, AsyncWebsocketConsumer):
         await self.accept()
         await self.guard()
         await self.send_snapshot()
-        for group in (self.group, *self.also):  # after the snapshot: no push overtakes it
+        await self.follow()
+
+    async def follow(self):
+        """Join the groups, after the snapshot: no push overtakes it."""
+        await fanout.join(self, self.group, self.audience, self.version)
+        for group in self.also:
             await fanout.join(self, group)
 
     async def send_snapshot(self):
         """Send what the page needs to be right at once; here, the upstream status."""
-        status = await cache.aget(STATUS_KEY)
+        status = await in_thread(cache.get)(STATUS_KEY)
         if status:
             await self.send(text_data=render_to_string("live/_upstream.html", {"status": status}))
 
@@ -63,38 +82,40 @@ class PushConsumer(AccessGuard, AsyncWebsocketConsumer):
     async def receive(self, text_data=None, bytes_data=None):
         return None
 
-    async def push_html(self, event):
-        await self.send(text_data=event["html"])
+    async def dashboard_fanout_resync(self, event):
+        """The server skipped pushes to this socket (it fell behind, or missed one): the
+        whole view again, then the pushes that follow it."""
+        await self.send_snapshot()
+        await self.follow()
+
+    async def take_push(self, text: str, version: int | None = None, prev: int | None = None):
+        """A push, where the server has no fan-out of its own (fanout.py). A versioned one
+        that does not follow the version this browser has means one was dropped (channel
+        layers drop silently when a member is full): the whole view goes instead."""
+        if version is not None:
+            if version <= self.version:
+                return  # already in the view this browser has
+            if prev != self.version:
+                await self.send_snapshot()  # the cache is written before every push
+                return
+            self.version = version
+        await self.send(text_data=text)
 
 
 class LiveConsumer(PushConsumer):
-    """The live view. Pushes are versioned: one that does not follow the version this
-    browser has means a push was dropped (channel layers drop silently when a member is
-    full), so the browser gets the whole current view again instead."""
+    """The live view. Pushes are versioned (see `take_push`); each audience is sent only
+    the parts its page shows (the live view: agents, calls, queues, KPIs and status)."""
 
     group = GROUP
     also = (FLOOR_CHARTS,)  # the live pushes carry the upstream status themselves
+    audience = LIVE_VIEW
     version = 0
 
     async def send_snapshot(self):
-        # Not `cache.aget`: that waits in Django's one shared sync thread (see feed.push).
-        snapshot = await sync_to_async(cache.get, thread_sensitive=False)(SNAPSHOT_KEY)
+        snapshot = await in_thread(cache.get)(SNAPSHOT_KEY)
         if snapshot is None:
             self.version = 0
             await self.send(text_data=WAITING)
             return
-        self.version, html, board = snapshot
-        await self.forward(html, board)
-
-    async def live_push(self, event):
-        if event["version"] <= self.version:
-            return  # already in the view this browser has
-        if event["prev"] != self.version:
-            await self.send_snapshot()  # the cache is written before every push
-            return
-        self.version = event["version"]
-        await self.forward(event["html"], event["board"])
-
-    async def forward(self, html: str, board: str):
-        """Send a push on; `board` (the wallboard's own panels) is not for the live view."""
-        await self.send(text_data=html)
+        self.version, parts = snapshot
+        await self.send(text_data=self.audience.compose(parts))

@@ -2,11 +2,19 @@
 
 With each browser's consumer in the group itself, one push to N browsers costs N layer
 sends (a deepcopy and a task each), N queue wake-ups and N dispatches before the N socket
-writes; at 500 browsers and ten pushes a second that was most of the web process's time
-(docs/performance.md). Here one relay per process and group receives each push once and
-hands it to its consumers' handlers in turn: per browser, what is left is the handler
-(for the live view, a version check) and the socket write. The relay lives while its group
-has sockets in this process and re-joins the group hourly, inside the layer's group expiry.
+writes (docs/performance.md). Here one relay per process and group receives each push
+once. A push (`push.html`, or the versioned `live.push` with its parts) is framed once per
+audience present in the process (`Shows`: the live view, each wallboard panel set; None:
+the push's own html) and then:
+
+- under our server (server.py, the `dashboard.fanout` extension in the scope) handed to
+  its hub once per audience, which writes the same frame to every socket of that audience;
+- elsewhere (Channels' test communicator, another ASGI server) handed to each consumer's
+  `take_push`, which checks the version and sends it: today's path, per socket.
+
+Other messages (a revoked kiosk link, say) go to each member's handler. The relay lives
+while its group has sockets in this process and re-joins the group hourly, inside the
+layer's group expiry.
 """
 
 import asyncio
@@ -15,22 +23,51 @@ import logging
 
 from channels.consumer import get_handler_name
 
+from .hub import EXTENSION, JOIN, LEAVE
+
 log = logging.getLogger("dashboard.live.fanout")
 REJOIN_S = 3600
 CLOSE_RESTARTING = 1012  # htmx's websocket extension retries it (4xxx it does not)
+BROADCASTS = {"push.html", "live.push"}
 
 _relays: dict[str, "Relay"] = {}
+
+
+def server_group(group: str, audience) -> str:
+    """The hub's name for one audience of a layer group."""
+    return group if audience is None else f"{group}/{audience.name}"
+
+
+def hub_of(consumer):
+    """The server's broadcast, when the server offers the fan-out extension."""
+    extension = (consumer.scope.get("extensions") or {}).get(EXTENSION)
+    return extension and extension["broadcast"]
 
 
 class Relay:
     def __init__(self, layer, group: str):
         self.layer, self.group = layer, group
         self.loop = asyncio.get_running_loop()
-        self.members: set = set()
+        self.members: dict = {}  # consumer -> its audience
+        self.audiences: dict = {}  # audience -> {consumer: None}
+        self.broadcast = None  # the hub's, under our server
         self.channel = ""
         self.tasks: list[asyncio.Task] = []
         self.started = False
         self.joined = asyncio.Event()
+
+    def add(self, consumer, audience):
+        self.members[consumer] = audience
+        self.audiences.setdefault(audience, {})[consumer] = None
+        self.broadcast = hub_of(consumer)
+
+    def discard(self, consumer):
+        audience = self.members.pop(consumer, None)
+        members = self.audiences.get(audience)
+        if members is not None:
+            members.pop(consumer, None)
+            if not members:
+                del self.audiences[audience]
 
     async def start(self):
         """Join, then listen. `started` is set before the first await, so two sockets
@@ -64,14 +101,34 @@ class Relay:
                 log.exception("receiving %s's pushes failed; retrying", self.group)
                 await asyncio.sleep(1)
                 continue
-            for consumer in list(self.members):
-                try:
-                    await getattr(consumer, get_handler_name(message))(message)
-                except Exception:  # one socket's failure is not the others'
-                    log.exception("push %s to a socket failed; closing it", message.get("type"))
-                    self.members.discard(consumer)
-                    with contextlib.suppress(Exception):
-                        await consumer.close(code=CLOSE_RESTARTING)  # htmx reconnects, resyncs
+            if message.get("type") in BROADCASTS:
+                await self.fan_out(message)
+            else:
+                for consumer in list(self.members):
+                    await self.hand(consumer, getattr(consumer, get_handler_name(message)), message)
+
+    async def fan_out(self, message: dict):
+        version, prev = message.get("version"), message.get("prev")
+        for audience, members in list(self.audiences.items()):
+            try:
+                text = audience.frame(message) if audience else message["html"]
+                if self.broadcast:
+                    self.broadcast(server_group(self.group, audience), text, version, prev)
+                    continue
+            except Exception:  # a push that cannot be framed: the next one's version resyncs
+                log.exception("push %s to group %s failed", message.get("type"), self.group)
+                continue
+            for consumer in list(members):
+                await self.hand(consumer, consumer.take_push, text, version, prev)
+
+    async def hand(self, consumer, handler, *args):
+        try:
+            await handler(*args)
+        except Exception:  # one socket's failure is not the others'
+            log.exception("a push to a socket failed; closing it")
+            self.discard(consumer)
+            with contextlib.suppress(Exception):
+                await consumer.close(code=CLOSE_RESTARTING)  # htmx reconnects, resyncs
 
     async def rejoin(self):
         """Channel layers drop group members after a day (`group_expiry`); a wallboard
@@ -84,24 +141,32 @@ class Relay:
                 log.exception("re-joining group %s failed; trying again later", self.group)
 
 
-async def join(consumer, group: str):
-    """Deliver `group`'s messages to `consumer`'s handlers, as if it were a member."""
+async def join(consumer, group: str, audience=None, version: int | None = None):
+    """Deliver `group`'s messages to `consumer`, framed for its `audience`; `version` is the
+    version of the view it was last sent, for a versioned group."""
     relay = _relays.get(group)
     if relay is None or relay.loop is not asyncio.get_running_loop():
         if relay is not None:  # its loop is gone (tests run one loop each): leave the group
             with contextlib.suppress(Exception):
                 await relay.layer.group_discard(group, relay.channel)
         relay = _relays[group] = Relay(consumer.channel_layer, group)
-    relay.members.add(consumer)
+    relay.add(consumer, audience)
     if not relay.started:
         await relay.start()  # the in-memory layer never yields here: joined at once
     await relay.joined.wait()
+    if hub_of(consumer):  # after what this socket was sent: no push overtakes it
+        await consumer.base_send(
+            {"type": JOIN, "group": server_group(group, audience), "version": version}
+        )
 
 
 async def leave(consumer, group: str):
     relay = _relays.get(group)
     if relay and consumer in relay.members:
-        relay.members.discard(consumer)
+        audience = relay.members[consumer]
+        relay.discard(consumer)
+        if hub_of(consumer):
+            await consumer.base_send({"type": LEAVE, "group": server_group(group, audience)})
         if not relay.members:
             await relay.stop()
 

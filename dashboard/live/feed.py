@@ -5,14 +5,20 @@ that arrive within the tick are merged per row (the newest state wins) into one 
 Each push carries its version and the previous one; the current full view is kept in the
 cache first, so a socket that sees a jump (a dropped push) resends its browser the whole
 view instead of leaving it wrong. A heartbeat keeps browsers' freshness honest when the
-floor is quiet. The wallboard's own panels ride along in each push's `board` (empty
-unless they changed), so wallboards cost no more than the live view; the composition root
-hands the feed the wallboard's renderer (`render_panels`).
+floor is quiet.
+
+A push carries its fragments as named parts (agents, calls, queues, kpis, the wallboard's
+panels, status). Each audience (`Shows`: the live view, a wallboard with its panel set)
+is sent only the parts its page shows, joined into one frame per audience and push by the
+process's fan-out (fanout.py), never per browser: a KPI-only wallboard receives no agent
+names, no calls. The composition root hands the feed the wallboard's renderer
+(`render_panels`, one fragment per panel).
 """
 
 import asyncio
 import logging
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from asgiref.sync import sync_to_async
@@ -35,6 +41,34 @@ SNAPSHOT_KEY = "live:snapshot"
 STATUS_KEY = "live:upstream"
 TEAMS_KEY = "live:teams"
 NAMES_KEY = "live:agent-names"  # agent id -> name, for pages fed by webhooks (ids only)
+TICK_S = 0.05  # the coalescing tick; docs/performance.md measured 0.1, 0.05 and 0.033 s
+PANELS = ("kpis", "agents", "queues", "campaigns", "qa", "alerts")  # a wallboard may show
+
+
+@dataclass(frozen=True)
+class Shows:
+    """An audience of the live pushes: the parts its page shows. Every frame ends with the
+    header's status (freshness, AI line), which every page shows."""
+
+    parts: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return "+".join(self.parts)
+
+    def compose(self, parts: dict[str, str]) -> str:
+        return "".join([*(parts.get(p, "") for p in self.parts), parts["status"]])
+
+    def frame(self, message: dict) -> str:
+        return self.compose(message["parts"])
+
+
+LIVE_VIEW = Shows(("agents", "calls", "queues", "kpis"))
+
+
+def wallboard(panels) -> Shows:
+    """What a kiosk link's screen is sent: its panels and nothing else (calls never)."""
+    return Shows(tuple(p for p in PANELS if p in panels))
 
 
 class LiveFeed:
@@ -42,7 +76,7 @@ class LiveFeed:
         self,
         state: LiveState,
         *,
-        tick: float = 0.1,
+        tick: float = TICK_S,
         heartbeat: float = 5.0,
         figures=None,
         render_panels=None,
@@ -51,8 +85,8 @@ class LiveFeed:
         self.state = state
         # (changed agents' tiles by id, whether all changed) -> awaitable: the agent pages
         self.on_tiles = on_tiles
-        # (campaigns, figures, agent names) -> the wallboard's panels; none without one
-        self.render_panels = render_panels or (lambda campaigns, figures, names: "")
+        # (campaigns, figures, agent names) -> the wallboard's panels by name; none without one
+        self.panels = render_panels or (lambda campaigns, figures, names: {})
         self.tick = tick
         self.heartbeat = heartbeat
         self.figures = dict(figures or {})  # from outside the feed (webhook records, settings)
@@ -69,7 +103,7 @@ class LiveFeed:
         self.queue_html: dict[str, str] = {}
         self.kpi_html = ""
         self.campaign_rows: list[c.Campaign] = []
-        self.board_html = ""
+        self.panel_html: dict[str, str] = {}  # the wallboard's campaigns, qa and alerts panels
         self._named = 0  # how many agents the cached names and teams cover
         self._status_sent: tuple = (None, 0.0)  # (status, when) last sent to STATUS_GROUP
 
@@ -136,11 +170,9 @@ class LiveFeed:
     async def push(self, changes: Changes):
         if not still_leading():
             return  # fenced: another bridge may lead by now; this one is being stopped
-        html = self.render_changes(changes)
-        full = self.full_html()
-        board = self.render_board(changes)
+        parts = self.render_changes(changes)
         self.version += 1
-        keep = {SNAPSHOT_KEY: (self.version, full, self.board_html)}
+        keep = {SNAPSHOT_KEY: (self.version, parts if changes.full else self.full_parts())}
         if changes.full or len(self.state.agents) != self._named:
             agents = self.state.agents.values()
             keep[TEAMS_KEY] = sorted({a.team for a in agents if a.team})
@@ -157,8 +189,7 @@ class LiveFeed:
                 "type": "live.push",
                 "version": self.version,
                 "prev": self.version - 1,
-                "html": html or full,
-                "board": board,
+                "parts": parts,
             },
         )
         if self.on_tiles and (changes.agents or changes.full):  # the agent pages (drill-down)
@@ -172,10 +203,11 @@ class LiveFeed:
             )
             self._status_sent = (self.upstream, time.monotonic())
 
-    def render_changes(self, changes: Changes) -> str:
+    def render_changes(self, changes: Changes) -> dict[str, str]:
         """Render what changed once, into the fragments kept for the full view. Returns the
-        fragments to push, or "" when everything changed (the full view goes instead)."""
-        state, out = self.state, []
+        parts to push ("" where nothing changed), or the full view's when everything did."""
+        state = self.state
+        agents, calls, queues = [], [], []
         if changes.full:
             self.agent_html = {
                 a: self.render.agent(state, x, self.stamps.get(a)) for a, x in state.agents.items()
@@ -189,37 +221,47 @@ class LiveFeed:
                     self.agent_html[agent_id] = self.render.agent(
                         state, agent, self.stamps.get(agent_id)
                     )
-                    out.append(self.agent_html[agent_id])
+                    agents.append(self.agent_html[agent_id])
             for call_id in changes.removed_calls:
                 self.call_html.pop(call_id, None)
-                out.append(self.render.removed_call(call_id))
+                calls.append(self.render.removed_call(call_id))
             for call_id in changes.calls:
                 call = state.calls.get(call_id)
                 if call:
                     self.call_html[call_id] = self.render.call(state, call)
-                    out.append(self.call_html[call_id])
+                    calls.append(self.call_html[call_id])
             for queue_id in changes.queues:
                 self.queue_html[queue_id] = self.render.queue(state.queues[queue_id])
-                out.append(self.queue_html[queue_id])
+                queues.append(self.queue_html[queue_id])
         # Every push re-renders the KPIs (states under way count up to now, so they change
         # between events too; the heartbeat keeps them right on a quiet floor), and carries
         # them only when they changed.
         kpis = self.render.kpis(state, self.figures, now())
         if kpis != self.kpi_html:
             self.kpi_html = kpis
-            out.append(kpis)
+        else:
+            kpis = ""
+        panels = self.render_panels(changes)
         if changes.full:
-            return ""
-        out.append(self.upstream_html())
-        return "".join(out)
+            return self.full_parts()
+        return {
+            "agents": "".join(agents),
+            "calls": "".join(calls),
+            "queues": "".join(queues),
+            "kpis": kpis,
+            **panels,
+            "status": self.upstream_html(),
+        }
 
-    def render_board(self, changes: Changes) -> str:
-        """The wallboard's panels when they may have changed, else ""."""
-        if changes.board or changes.full or not self.board_html:
-            names = {a.agent_id: a.name for a in self.state.agents.values()}
-            self.board_html = self.render_panels(self.campaign_rows, self.figures, names)
-            return self.board_html
-        return ""
+    def render_panels(self, changes: Changes) -> dict[str, str]:
+        """The wallboard's panels that changed (all of them the first time)."""
+        if not (changes.board or changes.full or not self.panel_html):
+            return {}
+        names = {a.agent_id: a.name for a in self.state.agents.values()}
+        rendered = self.panels(self.campaign_rows, self.figures, names)
+        changed = {k: v for k, v in rendered.items() if v != self.panel_html.get(k)}
+        self.panel_html = rendered
+        return changed
 
     def upstream_html(self) -> str:
         return self.render.upstream(self.status_view())
@@ -232,26 +274,21 @@ class LiveFeed:
             "ai_share_pct": ai_share_pct(self.state.day.totals),
         }
 
-    def full_html(self) -> str:
-        """The whole live view as out-of-band containers: what a (re)connecting browser gets."""
+    def full_parts(self) -> dict[str, str]:
+        """The whole view as out-of-band containers: what a (re)connecting browser gets."""
         empty = '<li class="empty">{}</li>'
         calls = "".join(self.call_html.values()) or format_html(empty, "No calls right now")
         queues = "".join(self.queue_html.values()) or format_html(empty, "No queue figures yet")
-        return "".join(
-            [
-                '<div id="agents" class="agents">',
-                *self.agent_html.values(),
-                "</div>",
-                '<ul id="calls-list" class="rows">',
-                calls,
-                "</ul>",
-                '<ul id="queues-list" class="rows">',
-                queues,
-                "</ul>",
-                self.kpi_html,
-                self.upstream_html(),
-            ]
-        )
+        return {
+            "agents": "".join(
+                ['<div id="agents" class="agents">', *self.agent_html.values(), "</div>"]
+            ),
+            "calls": f'<ul id="calls-list" class="rows">{calls}</ul>',
+            "queues": f'<ul id="queues-list" class="rows">{queues}</ul>',
+            "kpis": self.kpi_html,
+            **self.panel_html,
+            "status": self.upstream_html(),
+        }
 
 
 def now() -> datetime:

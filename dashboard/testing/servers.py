@@ -86,8 +86,8 @@ class DashboardServer:
         self.manage("adduser", username, "--role", role, "--password", USER_PASSWORD)
         return username
 
-    def signed_in_client(self, username: str) -> httpx.Client:
-        return signed_in_client(self.url, username)
+    def signed_in_client(self, username: str, timeout: float = 10) -> httpx.Client:
+        return signed_in_client(self.url, username, timeout)
 
     def log(self) -> str:
         return self.process.log()
@@ -127,9 +127,10 @@ def start_bridge(env: dict) -> Process:
 
 
 def start_worker(env: dict, port: int) -> Process:
-    """A production web worker: Daphne serving config.asgi, no bridge inside."""
-    daphne = Path(sys.executable).parent / "daphne"
-    return Process([daphne, "-b", "127.0.0.1", "-p", port, "config.asgi:application"], env=env)
+    """A production web worker (docs/deploy.md): our Daphne server serving config.asgi, no
+    bridge inside."""
+    web = [sys.executable, "-m", "dashboard.live.web"]
+    return Process([*web, "-b", "127.0.0.1", "-p", port, "config.asgi:application"], env=env)
 
 
 def start_topology(sim, redis_url, database_url, ports, bridges=2, **settings) -> dict:
@@ -152,9 +153,9 @@ def ready(url: str) -> bool:
         return False
 
 
-def signed_in_client(url: str, username: str) -> httpx.Client:
+def signed_in_client(url: str, username: str, timeout: float = 10) -> httpx.Client:
     """An HTTP client signed in through the real sign-in form, as a browser is."""
-    client = httpx.Client(base_url=url, timeout=10)
+    client = httpx.Client(base_url=url, timeout=timeout)
     client.get("/accounts/login/")
     client.post("/accounts/login/", data=_sign_in_form(client, username))
     assert "sessionid" in client.cookies, "sign-in failed"

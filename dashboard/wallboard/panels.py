@@ -1,8 +1,9 @@
 """The wallboard's own panels (campaign progress, QA leaderboard, open coaching alerts),
-rendered once per change by the live feed and fanned out to every wallboard with its pushes.
+rendered once per change by the live feed and fanned out to the wallboards that show them.
 
 Each panel is a top-level element with a stable id, swapped out of band like the live
-view's fragments. The figures are named with their denominators and windows on screen.
+view's fragments, and rendered on its own: a link is sent only the panels it was made with.
+The figures are named with their denominators and windows on screen.
 """
 
 from django.template.loader import render_to_string
@@ -15,24 +16,25 @@ from dashboard.upstream import contract as c
 CAMPAIGN_ROWS = 8  # what fits one screen at a distance; active campaigns first
 
 
-def render(campaigns: list[c.Campaign], figures: dict, names: dict[str, str]) -> str:
+def render(campaigns: list[c.Campaign], figures: dict, names: dict[str, str]) -> dict[str, str]:
+    """Each panel's fragment, by its key (the link's panel keys)."""
     open_alerts = figures.get("open_alerts")
     shown = sorted(campaigns, key=lambda x: (x.status != "active", x.name.lower()))
-    html = render_to_string(
-        "wallboard/_panels.html",
-        {
-            "campaigns": [campaign_row(x) for x in shown[:CAMPAIGN_ROWS]],
-            "more": max(0, len(shown) - CAMPAIGN_ROWS),
-            "leaders": [
-                {**row, "name": names.get(row["agent_id"]) or "Unknown agent"}
-                for row in figures.get("qa_leaderboard") or []
-            ],
-            "alerts": None
-            if open_alerts is None
-            else {
-                "total": sum(open_alerts.values()),
-                "by_severity": [(s, open_alerts.get(s, 0)) for s in MOST_SEVERE_FIRST],
-            },
+    context = {
+        "campaigns": [campaign_row(x) for x in shown[:CAMPAIGN_ROWS]],
+        "more": max(0, len(shown) - CAMPAIGN_ROWS),
+        "leaders": [
+            {**row, "name": names.get(row["agent_id"]) or "Unknown agent"}
+            for row in figures.get("qa_leaderboard") or []
+        ],
+        "alerts": None
+        if open_alerts is None
+        else {
+            "total": sum(open_alerts.values()),
+            "by_severity": [(s, open_alerts.get(s, 0)) for s in MOST_SEVERE_FIRST],
         },
-    )
-    return ascii_html(html)
+    }
+    return {
+        panel: ascii_html(render_to_string("wallboard/_panels.html", {**context, "panel": panel}))
+        for panel in ("campaigns", "qa", "alerts")
+    }

@@ -14,7 +14,9 @@ REQUIRED = {
     "p95_ms",
     "p99_ms",
     "max_ms",
-    "baseline_p99_ms",
+    "ideal_p99_ms",
+    "p99_vs_ideal",
+    "web_cpu_s_per_s",
     "lost",
     "web_rss_mb",
 }
@@ -37,9 +39,9 @@ def test_it_measures_a_tiny_scenario_end_to_end(tmp_path):
     assert set(smoke) >= REQUIRED
     assert (smoke["agents"], smoke["events_per_s"], smoke["clients"]) == (10, 5, 3)
     assert smoke["emitted"] >= 5 and smoke["recorded"] == smoke["emitted"]
-    assert smoke["lost"] == 0 and smoke["baseline_lost"] == 0
+    assert smoke["lost"] == 0 and smoke["ideal_lost"] == 0
     assert smoke["delivered_per_client_min"] == smoke["emitted"]
     assert 0 < smoke["p50_ms"] <= smoke["p99_ms"] <= smoke["max_ms"]
-    assert 0 < smoke["baseline_p50_ms"] <= smoke["baseline_p99_ms"]
-    assert smoke["web_rss_mb"] > 0
+    assert 0 < smoke["ideal_p50_ms"] <= smoke["ideal_p99_ms"]
+    assert smoke["web_rss_mb"] > 0 and smoke["web_cpu_s_per_s"] > 0
     assert "smoke" in run.stdout  # the table

@@ -1,4 +1,6 @@
-"""Live pushes reach every open socket once, through one group membership per process."""
+"""Live pushes reach every open socket once, through one group membership per process
+(here through the relay alone: Channels' test communicator offers no fan-out extension;
+tests/live/test_server_fanout.py drives the server's)."""
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -12,7 +14,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def push(version, html):
-    return {"type": "live.push", "version": version, "prev": version - 1, "html": html, "board": ""}
+    parts = {"agents": html, "calls": "<i>call</i>", "campaigns": "<b>panel</b>", "status": ""}
+    return {"type": "live.push", "version": version, "prev": version - 1, "parts": parts}
 
 
 async def open_sockets(user, n):
@@ -31,8 +34,8 @@ async def test_it_pushes_each_change_to_every_open_socket_once(bob):
     sockets = await open_sockets(bob, 3)
     assert len(layer.groups[GROUP]) == 1  # one membership for the process, not one a socket
     await layer.group_send(GROUP, push(1, "<p>one</p>"))
-    for ws in sockets:
-        assert await ws.receive_from(timeout=2) == "<p>one</p>"
+    for ws in sockets:  # the live view's parts; not the wallboard's panel
+        assert await ws.receive_from(timeout=2) == "<p>one</p><i>call</i>"
         assert await ws.receive_nothing(timeout=0.1)
     for ws in sockets:
         await ws.disconnect()
@@ -44,19 +47,20 @@ async def test_it_goes_on_pushing_to_the_others_when_a_socket_leaves(bob):
     await first.disconnect()
     await layer.group_send(GROUP, push(1, "<p>still here</p>"))
     for ws in others:
-        assert await ws.receive_from(timeout=2) == "<p>still here</p>"
+        assert await ws.receive_from(timeout=2) == "<p>still here</p><i>call</i>"
     for ws in others:
         await ws.disconnect()
     assert GROUP not in layer.groups  # the last socket out leaves the group
 
 
-async def test_a_push_a_socket_cannot_take_closes_it_with_1012_and_the_relay_goes_on(bob):
+async def test_a_push_that_cannot_be_framed_is_logged_and_the_next_one_resyncs(bob, caplog):
     layer = get_channel_layer()
     sockets = await open_sockets(bob, 2)
-    await layer.group_send(GROUP, {"type": "live.push", "html": "no version"})
+    await layer.group_send(GROUP, {"type": "live.push", "version": 1, "prev": 0})  # no parts
     for ws in sockets:
-        assert await ws.receive_output(timeout=2) == {"type": "websocket.close", "code": 1012}
-    [fresh] = await open_sockets(bob, 1)
-    await layer.group_send(GROUP, push(1, "<p>after</p>"))
-    assert await fresh.receive_from(timeout=2) == "<p>after</p>"
-    await fresh.disconnect()
+        assert await ws.receive_nothing(timeout=0.3)  # still open, nothing sent
+    assert "push live.push to group live failed" in caplog.text
+    await layer.group_send(GROUP, push(2, "<p>after</p>"))
+    for ws in sockets:  # version 2 does not follow 0: the whole view (none cached yet) instead
+        assert "waiting for the feed" in await ws.receive_from(timeout=2)
+        await ws.disconnect()

@@ -1,5 +1,6 @@
-"""The wallboard socket: the live feed plus the wallboard's panels for a valid link; a
-tampered, expired or revoked link is told so and closed with 4403 (htmx does not retry)."""
+"""The wallboard socket: the live feed framed for the link's panels (and nothing else) for
+a valid link; a tampered, expired or revoked link is told so and closed with 4403 (htmx
+does not retry)."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -18,6 +19,8 @@ from dashboard.wallboard.build import build_id
 pytestmark = pytest.mark.django_db(transaction=True)
 T0 = datetime.now(UTC)
 CAMPAIGN = c.Campaign("cmp-1", "Spring renewals", "active", "predictive", 200, 50, 20, 5, T0)
+CALL = c.Call("call-9", "a1", None, "inbound", "in_progress", False, T0)
+LEADERS = {"qa_leaderboard": [{"agent_id": "a2", "scored": 3, "avg_pct": 91.5, "pass_pct": 100}]}
 
 
 def agent(agent_id, status="available", name=None):
@@ -30,22 +33,23 @@ async def feed():
         yield f
 
 
+def call_started(seq=1):
+    return c.Event("call.started", "org", seq, T0, c.CallStarted(CALL))
+
+
 def wallboard_socket(token):
     headers = [(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000")]
     return WebsocketCommunicator(application, f"/ws/wallboard/{token}/", headers=headers)
 
 
 async def open_board(link):
+    """Connect; returns the socket and its snapshot (after the build id)."""
     ws = wallboard_socket(link.token)
     connected, _ = await ws.connect()
     assert connected
     build = await ws.receive_from(timeout=2)
     assert f'data-build="{build_id()}"' in build
-    view = await ws.receive_from(timeout=2)
-    assert '<div id="agents" class="agents">' in view
-    panels = await ws.receive_from(timeout=2)
-    assert 'id="wb-campaigns"' in panels and 'id="wb-alerts"' in panels
-    return ws
+    return ws, await ws.receive_from(timeout=2)
 
 
 async def closed_with(ws, reason):
@@ -56,29 +60,63 @@ async def closed_with(ws, reason):
 
 async def test_it_sends_a_valid_link_the_build_the_view_and_its_panels(feed):
     link = await sync_to_async(make_link)()
-    ws = await open_board(link)
+    ws, view = await open_board(link)
+    assert '<div id="agents" class="agents">' in view and 'id="kpis"' in view
+    assert 'id="wb-campaigns"' in view and 'id="wb-qa"' in view and 'id="wb-alerts"' in view
     feed.event(c.Event("agent.status", "org", 1, T0, c.AgentChanged(agent("a1", "paused"))))
     change = await ws.receive_from(timeout=2)
     assert 'id="agent-a1"' in change and 'data-state="paused"' in change
-    assert await ws.receive_nothing(timeout=0.3)  # the panels did not change: not resent
+    assert "wb-campaigns" not in change  # the panels did not change: not resent
+    await ws.disconnect()
+
+
+async def test_it_never_sends_a_wallboard_call_rows(feed):
+    link = await sync_to_async(make_link)()
+    ws, view = await open_board(link)
+    assert 'id="calls-list"' not in view
+    feed.event(call_started())
+    change = await ws.receive_from(timeout=2)
+    assert 'id="agent-a1"' in change and "call-9" not in change
+    await ws.disconnect()
+
+
+async def received(ws) -> list[str]:
+    """Every frame until the socket has been quiet for half a second (five ticks)."""
+    frames = []
+    while not await ws.receive_nothing(timeout=0.5):
+        frames.append(await ws.receive_from(timeout=1))
+    return frames
+
+
+async def test_a_kpi_only_link_is_sent_the_kpis_and_nothing_else(feed):
+    """No agent tiles (names), calls, queues, QA leaderboard or campaigns: at connect and in
+    every push (issue 23, item 2)."""
+    link = await sync_to_async(make_link)(panels=["kpis"])
+    ws, view = await open_board(link)
+    assert 'id="kpis"' in view and 'id="upstream"' in view
+    feed.event(call_started())
+    feed.campaigns([CAMPAIGN])  # a new campaign name: a full push
+    feed.set_figures({**LEADERS, "open_alerts": {"critical": 2}})
+    pushed = await received(ws)
+    assert pushed and all('id="kpis"' in frame for frame in pushed)
+    assert feed.panel_html["qa"].count("Ada Lovelace") == 1  # the feed did render the panels
+    for frame in [view, *pushed]:
+        for absent in ('id="agent', "Agent a1", "Ada Lovelace", "call-9", "calls-list"):
+            assert absent not in frame
+        for absent in ("queues-list", "wb-campaigns", "Spring renewals", "wb-qa", "wb-alerts"):
+            assert absent not in frame
     await ws.disconnect()
 
 
 async def test_it_fans_out_campaigns_and_figures_to_wallboards_only(feed, bob):
     link = await sync_to_async(make_link)()
-    board = await open_board(link)
+    board, _ = await open_board(link)
     live = await socket_for(bob)
     assert (await live.connect())[0]
     await live.receive_from(timeout=2)
     feed.campaigns([CAMPAIGN])
-    feed.set_figures(
-        {
-            "qa_leaderboard": [{"agent_id": "a2", "scored": 3, "avg_pct": 91.5, "pass_pct": 100}],
-            "open_alerts": {"critical": 2, "info": 1},
-        }
-    )
-    frames = [await board.receive_from(timeout=2) for _ in range(2)]
-    panels = next(f for f in frames if 'id="wb-campaigns"' in f)
+    feed.set_figures({**LEADERS, "open_alerts": {"critical": 2, "info": 1}})
+    panels = "".join(await received(board))
     assert "Spring renewals" in panels and 'value="25.0"' in panels  # 50 of 200 dialled
     assert "40%" in panels and "25%" in panels  # connected ÷ dialled, booked ÷ connected
     assert "Ada Lovelace" in panels and "91.5%" in panels
@@ -90,13 +128,13 @@ async def test_it_fans_out_campaigns_and_figures_to_wallboards_only(feed, bob):
 
 
 async def test_it_resends_the_whole_board_after_a_dropped_push(feed):
-    link = await sync_to_async(make_link)()
-    ws = await open_board(link)
+    link = await sync_to_async(make_link)(panels=["agents", "qa"])
+    ws, _ = await open_board(link)
     feed.version += 1  # as if a push had been dropped on the way to this socket
     feed.event(c.Event("agent.status", "org", 1, T0, c.AgentChanged(agent("a2", "paused"))))
     view = await ws.receive_from(timeout=2)
     assert '<div id="agents" class="agents">' in view and 'data-state="paused"' in view
-    assert 'id="wb-campaigns"' in await ws.receive_from(timeout=2)
+    assert 'id="wb-qa"' in view and "wb-campaigns" not in view and 'id="kpis"' not in view
     await ws.disconnect()
 
 
@@ -120,8 +158,8 @@ async def test_it_closes_an_expired_or_revoked_link_at_connect(feed):
 async def test_it_closes_open_sockets_when_a_manager_revokes_the_link(feed, alice):
     link = await sync_to_async(make_link)()
     other = await sync_to_async(make_link)("Other TV")
-    screens = [await open_board(link), await open_board(link)]
-    bystander = await open_board(other)
+    screens = [(await open_board(link))[0], (await open_board(link))[0]]
+    bystander, _ = await open_board(other)
     client = Client()
     await sync_to_async(client.force_login)(alice)
     response = await sync_to_async(client.post)(f"/wallboards/{link.pk}/revoke/")
@@ -134,5 +172,5 @@ async def test_it_closes_open_sockets_when_a_manager_revokes_the_link(feed, alic
 
 async def test_it_closes_an_open_socket_when_its_link_expires(feed):
     link = await sync_to_async(make_link)(expires_in=timedelta(seconds=2))
-    ws = await open_board(link)
+    ws, _ = await open_board(link)
     await closed_with(ws, "expired")

@@ -3,7 +3,8 @@
 Daphne runs no ASGI lifespan (django/daphne#264) and the in-memory channel layer does not
 cross processes, so the bridge must live inside the web process here. With no upstream
 configured, the simulated tenant is started as a child process and stopped with us.
-Production runs `daphne` workers and `manage.py bridge` separately (docs/deploy.md).
+Production runs the same server class in web workers (`python -m dashboard.live.web`) and
+`manage.py bridge` separately (docs/deploy.md).
 """
 
 import asyncio
@@ -15,7 +16,8 @@ import subprocess
 import sys
 import threading
 
-from daphne.server import Server  # installs the asyncio Twisted reactor: import it first
+from dashboard.live.server import FanoutServer  # installs Twisted's asyncio reactor: first  # isort: skip
+
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from twisted.internet import defer, reactor
@@ -53,7 +55,7 @@ class Command(BaseCommand):
             )
 
         bridge = BridgeTask()
-        server = Server(
+        server = FanoutServer(
             application,
             endpoints=[f"tcp:port={port}:interface={host}"],
             websocket_timeout=-1,  # wallboards stay connected for weeks

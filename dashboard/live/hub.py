@@ -1,0 +1,225 @@
+"""The server side of the fan-out: this process's open websockets per group, and a push
+framed once and written to each of them.
+
+Daphne's own path costs about 90 µs per socket and push (Channels' send, Daphne's
+`handle_reply`, autobahn's encode, asserts and framing with a copy of the payload), and as
+much again when Twisted writes the frame in the next reactor turn (two `epoll_ctl` calls
+to register and unregister the writer): docs/performance.md. Here a push is framed once
+(`prepareMessage`) and, where nothing is buffered for a socket, sent at once with one
+`send` call; where something is buffered, the frame is appended behind it, so frames never
+reorder. A socket with compression (Daphne never negotiates it), over TLS, or with
+autobahn's own send queue in use takes autobahn's path.
+
+Versioned groups (the live pushes) keep the per-socket version check: a socket that missed
+a push is not sent the next one; it is asked for its snapshot instead (a `RESYNC` message
+on its ASGI receive queue; the consumer sends the whole view through the normal path and
+joins again with that view's version).
+
+Backpressure: a socket with more than `cap` bytes buffered in the process (its kernel send
+buffer is held to `SEND_BUFFER`) is skipped (marked behind)
+instead of growing the process without bound (django/daphne#170); once drained it is
+asked for its snapshot; one still not drained `close_after_s` after it went over the cap is
+closed with 1012, which htmx's websocket extension retries.
+"""
+
+import contextlib
+import logging
+import socket
+import time
+
+from autobahn.websocket.protocol import WebSocketProtocol
+from twisted.internet import tcp
+
+log = logging.getLogger("dashboard.live.hub")
+
+EXTENSION = "dashboard.fanout"
+JOIN = "dashboard.fanout.join"
+LEAVE = "dashboard.fanout.leave"
+RESYNC = "dashboard.fanout.resync"
+CLOSE_RESTARTING = 1012
+OPEN = WebSocketProtocol.STATE_OPEN
+# The kernel's send buffer per socket. Linux grows it up to tcp_wmem's maximum (4 MiB here)
+# for a client that stops reading: that much kernel memory per slow socket, and seconds of
+# stale pushes queued before the cap below sees anything. At 256 KiB a socket still takes
+# 2.5 MB/s at 100 ms of round trip, some fifteen times what the busiest floor sends.
+SEND_BUFFER = 256 * 1024
+
+
+def require(obj, *names: str):
+    """Fail loudly, naming it, when an internal attribute a socket's fast path uses is gone
+    (server.check_internals checks the class-level ones at start)."""
+    for name in names:
+        if not hasattr(obj, name):
+            kind = type(obj)
+            raise RuntimeError(
+                f"{kind.__module__}.{kind.__qualname__}.{name} is gone: the dashboard's fan-out "
+                "relies on it; run the versions pyproject.toml allows"
+            )
+    return obj
+
+
+class Socket:
+    """One open websocket as the hub sees it."""
+
+    __slots__ = ("protocol", "transport", "direct", "groups", "held", "behind_since")
+
+    def __init__(self, protocol):
+        require(protocol, "application_queue", "transport", "send_queue", "_perMessageCompress")
+        self.protocol = protocol
+        self.transport = protocol.transport
+        # Twisted's plain TCP transport, whose buffers can be read and bypassed when empty
+        self.direct = (
+            isinstance(self.transport, tcp.Connection)
+            and not require(self.transport, "TLS").TLS
+            and protocol._perMessageCompress is None
+        )
+        if self.direct:
+            require(self.transport, "_tempDataLen", "disconnecting")
+            with contextlib.suppress(OSError):
+                self.transport.getHandle().setsockopt(
+                    socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER
+                )
+        self.groups: set[str] = set()
+        self.held = False  # skipped: behind, or waiting for the snapshot a resync asked for
+        self.behind_since: float | None = None
+
+    def buffered(self) -> int:
+        """Bytes Twisted holds for this socket, not yet taken by the kernel."""
+        if not self.direct:
+            return 0
+        t = self.transport
+        return len(t.dataBuffer) - t.offset + t._tempDataLen
+
+    def send(self, prepared, data: bytes, cap: int) -> bool:
+        """Write a prepared frame; False, writing nothing, when over `cap` is buffered."""
+        protocol = self.protocol
+        if not self.direct or protocol.send_queue:
+            if protocol.state == OPEN:
+                protocol.sendPreparedMessage(prepared)  # autobahn's path, in its order
+            return True
+        t = self.transport
+        buffered = len(t.dataBuffer) - t.offset + t._tempDataLen
+        if buffered > cap:
+            return False
+        if protocol.state != OPEN:
+            return True  # closing: it takes nothing more
+        if not buffered and not t.disconnecting:
+            sent = t.writeSomeData(data)
+            if sent == len(data):
+                return True
+            if isinstance(sent, int):  # else the connection is lost: Twisted's write finds out
+                data = data[sent:]
+        t.write(data)  # behind what is buffered: Twisted sends it when the socket can take it
+        return True
+
+
+class Hub:
+    def __init__(self, prepare, *, cap: int, close_after_s: float):
+        self.prepare = prepare  # the server's ws_factory.prepareMessage
+        self.cap, self.close_after_s = cap, close_after_s
+        self.sockets: dict = {}  # protocol -> Socket
+        self.groups: dict[str, dict[Socket, int | None]] = {}  # group -> socket -> version
+        self.behind: set[Socket] = set()
+
+    # ---- Membership, from the sockets' consumers (join and leave messages) -----------------
+    def join(self, protocol, group: str, version: int | None):
+        """From now on `protocol` gets `group`'s broadcasts; `version` is the version of the
+        view it was last sent (None: the group is not versioned)."""
+        if protocol.state != OPEN:
+            return
+        sock = self.sockets.get(protocol)
+        if sock is None:
+            sock = self.sockets[protocol] = Socket(protocol)
+        if sock.behind_since is None:
+            sock.held = False  # a join follows the snapshot a resync asked for
+        sock.groups.add(group)
+        self.groups.setdefault(group, {})[sock] = version
+
+    def leave(self, protocol, group: str):
+        sock = self.sockets.get(protocol)
+        if sock:
+            sock.groups.discard(group)
+            self._forget(sock, group)
+
+    def drop(self, protocol):
+        """The socket is gone."""
+        sock = self.sockets.pop(protocol, None)
+        if sock:
+            self.behind.discard(sock)
+            for group in sock.groups:
+                self._forget(sock, group)
+
+    def _forget(self, sock: Socket, group: str):
+        members = self.groups.get(group)
+        if members is not None:
+            members.pop(sock, None)
+            if not members:
+                del self.groups[group]
+
+    # ---- Broadcasting ----------------------------------------------------------------------
+    def broadcast(self, group: str, text: str, version: int | None = None, prev=None):
+        """Frame `text` once and write it to every open socket of `group` that is due it."""
+        members = self.groups.get(group)
+        if not members:
+            return
+        prepared = self.prepare(text.encode())
+        data = prepared.payloadHybi
+        cap = self.cap
+        for sock, have in list(members.items()):
+            if sock.held:
+                continue
+            if version is not None:
+                if have is not None and version <= have:
+                    continue  # already in the view this socket has
+                if have is None or prev != have:
+                    self.resync(sock)  # it missed a push: the whole view, not this change
+                    continue
+            try:
+                if not sock.send(prepared, data, cap):
+                    self.fell_behind(sock)
+                elif version is not None:
+                    members[sock] = version
+            except Exception:  # one socket's failure is not the others'
+                log.exception("a push to a socket failed; closing it")
+                self.close(sock)
+
+    def resync(self, sock: Socket):
+        """Ask the socket's consumer for its snapshot; until it joins again, skip it."""
+        sock.held = True
+        sock.protocol.application_queue.put_nowait({"type": RESYNC})
+
+    # ---- Backpressure ----------------------------------------------------------------------
+    def fell_behind(self, sock: Socket):
+        sock.held, sock.behind_since = True, time.monotonic()
+        self.behind.add(sock)
+        log.info("a socket has over %d bytes unsent; skipping its pushes until it drains", self.cap)
+
+    def check_behind(self):
+        """Every second: a drained socket gets its snapshot; one that stayed behind too
+        long is closed."""
+        now = time.monotonic()
+        for sock in list(self.behind):
+            if sock.buffered() == 0:
+                sock.behind_since = None
+                self.behind.discard(sock)
+                self.resync(sock)
+            elif now - sock.behind_since >= self.close_after_s:
+                log.warning(
+                    "closing a socket that did not drain in %g s (1012: it will reconnect)",
+                    self.close_after_s,
+                )
+                self.behind.discard(sock)
+                self.close(sock)
+
+    def close_all(self):
+        """The worker is stopping: close every socket with 1012, so that browsers reconnect
+        at once (to a worker that is up) instead of seeing the connection drop (1006)."""
+        for sock in list(self.sockets.values()):
+            self.close(sock)
+
+    def close(self, sock: Socket):
+        """Close with 1012 (htmx reconnects and gets the whole view). autobahn's `sendClose`
+        refuses the codes a server may send (1012 included); its close frame does not."""
+        self.drop(sock.protocol)
+        if sock.protocol.state == OPEN:
+            sock.protocol.sendCloseFrame(code=CLOSE_RESTARTING)

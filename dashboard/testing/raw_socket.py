@@ -1,0 +1,74 @@
+"""A websocket client on a plain blocking socket: it reads only when asked to, so a test can
+be the browser that stops reading. Server frames are unmasked (RFC 6455 5.1)."""
+
+import base64
+import os
+import socket
+import struct
+from urllib.parse import urlsplit
+
+TEXT, CLOSE = 1, 8
+
+
+class RawSocket:
+    def __init__(self, base_url: str, path: str, headers=(), rcvbuf: int = 0, timeout=10.0):
+        url = urlsplit(base_url)
+        self.sock = socket.socket()
+        if rcvbuf:  # before connecting, so that the window the server sees is small too
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.sock.settimeout(timeout)
+        self.sock.connect((url.hostname, url.port))
+        key = base64.b64encode(os.urandom(16)).decode()
+        request = [
+            f"GET {path} HTTP/1.1",
+            f"Host: {url.netloc}",
+            "Upgrade: websocket",
+            "Connection: Upgrade",
+            f"Sec-WebSocket-Key: {key}",
+            "Sec-WebSocket-Version: 13",
+            f"Origin: {base_url}",
+            *headers,
+        ]
+        self.sock.sendall(("\r\n".join(request) + "\r\n\r\n").encode())
+        self.buf = b""
+        while b"\r\n\r\n" not in self.buf:
+            self._read()
+        head, self.buf = self.buf.split(b"\r\n\r\n", 1)
+        assert head.startswith(b"HTTP/1.1 101"), head
+
+    def _read(self):
+        chunk = self.sock.recv(1 << 20)
+        if not chunk:
+            raise ConnectionError("closed by the server")
+        self.buf += chunk
+
+    def _need(self, n: int):
+        while len(self.buf) < n:
+            self._read()
+
+    def frame(self) -> tuple[int, bytes]:
+        """The next frame's opcode and payload."""
+        self._need(2)
+        length, start = self.buf[1] & 0x7F, 2
+        if length == 126:
+            self._need(4)
+            length, start = struct.unpack("!H", self.buf[2:4])[0], 4
+        elif length == 127:
+            self._need(10)
+            length, start = struct.unpack("!Q", self.buf[2:10])[0], 10
+        self._need(start + length)
+        opcode, payload = self.buf[0] & 0x0F, self.buf[start : start + length]
+        self.buf = self.buf[start + length :]
+        return opcode, payload
+
+    def text(self) -> str:
+        """The next text frame (pings are skipped; a close frame raises)."""
+        while True:
+            opcode, payload = self.frame()
+            if opcode == TEXT:
+                return payload.decode()
+            if opcode == CLOSE:
+                raise ConnectionError(f"closed with {struct.unpack('!H', payload[:2])[0]}")
+
+    def close(self):
+        self.sock.close()
