@@ -24,6 +24,7 @@ from dashboard.quality.models import (
 from dashboard.quality.pages import agent_names
 from dashboard.quality.templatetags.labels import named
 from dashboard.shared import summaries
+from dashboard.shared.figures import explain
 from dashboard.shared.today import start_of_today
 from dashboard.upstream import contract as c
 from dashboard.upstream.errors import NotOffered, UpstreamError
@@ -31,6 +32,7 @@ from dashboard.upstream.on_request import service
 
 from . import tiles
 from .models import CallSeen, Note, StateChange
+from .templatetags.drill import clock
 
 LISTED = 50  # scorecards, failures and alerts listed on an agent's page (the newest)
 FOUND = 20  # search results of each kind
@@ -271,7 +273,30 @@ async def agent_context(agent_id: str) -> dict | None:
     )
     now = datetime.now(UTC)
     day = await sync_to_async(agent_day)(agent_id, held, fetched or [], day_start, now)
-    return {"agent_id": agent_id, **held, **day, "problems": [problem] if problem else []}
+    return {
+        "agent_id": agent_id,
+        **held,
+        **day,
+        "panels": agent_panels(held["qa"], day),
+        "problems": [problem] if problem else [],
+    }
+
+
+def agent_panels(qa: dict, day: dict) -> list[dict]:
+    """The explain panels of the agent's figures, with the counts behind each."""
+    f, handled = day["figures"], day["figures"]["handled"]
+    busy, available = f["busy_s"], f["available_s"]
+    handle_s = f["aht_s"] * handled if f["aht_s"] is not None else 0
+    return [
+        explain(
+            "agent_occupancy",
+            [f"busy {clock(busy)} of {clock(busy + available)} busy or available"],
+        ),
+        explain("agent_aht", [f"{clock(handle_s)} talk and wrap-up over {handled} calls handled"]),
+        explain("agent_handled", [f"{handled} calls ended today, not AI-handled"]),
+        explain("agent_timeline", [f"{len(day['segments'])} states held today"]),
+        explain("agent_qa", [f"{qa['passed']} passed of {qa['n']} scorecards"]),
+    ]
 
 
 # ---- The call's page --------------------------------------------------------------------------

@@ -13,9 +13,10 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_cookie
 
 from dashboard.accounts.roles import SUPERVISOR, role_required
+from dashboard.shared.export import wants_csv
 from dashboard.upstream.fields import ID_LIMIT
 
-from . import pages
+from . import exports, pages
 from .models import Note
 
 NOTE_LIMIT = 4000
@@ -31,6 +32,8 @@ async def agent(request, agent_id):
     context = await pages.agent_context(agent_id[:ID_LIMIT])
     if context is None:
         return await sync_to_async(not_found)(request, "agent", agent_id)
+    if wants_csv(request):
+        return exports.agent(request.GET.get("table", ""), context)
     return await sync_to_async(render)(request, "drilldown/agent.html", context)
 
 
@@ -39,6 +42,8 @@ async def call(request, call_id):
     context = await pages.call_context(call_id[:ID_LIMIT])
     if context is None:
         return await sync_to_async(not_found)(request, "call", call_id)
+    if wants_csv(request):
+        return exports.call(request.GET.get("table", ""), context)
     return await sync_to_async(render)(request, "drilldown/call.html", context)
 
 

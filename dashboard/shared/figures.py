@@ -20,6 +20,7 @@ LIVE = "Live floor"
 CHARTS = "Intraday charts (live view)"
 OUTBOUND = "Outbound (campaigns)"
 QA = "QA"
+AGENT = "One agent's day (the agent's page)"
 DAY_SOURCES = (
     "the 15-minute slots stored earlier today; calls the service lists (`GET /calls?since=`) "
     "that neither counted"
@@ -230,6 +231,43 @@ FIGURES = {
         "scorecards, compliance checks (failed), coaching alerts (critical) since 00:00",
         "today, as of the last pull",
         "`GET /qa/scorecards`, `/compliance/checks`, `/coaching/alerts?since=`",
+    ),
+    "agent_occupancy": Figure(
+        AGENT,
+        "Occupancy",
+        "the agent's time ringing, on calls and in wrap-up ÷ (that time + its time available)",
+        "today, up to now",
+        "`agent.status` events (journal)",
+    ),
+    "agent_aht": Figure(
+        AGENT,
+        "AHT",
+        "(talk time of the agent's calls ended today + its wrap-up time today) ÷ those calls",
+        "today",
+        "call durations from the service's `GET /calls?agent_id=&since=`, `call.ended` events "
+        "and `call_completed` webhooks (one row per call: the service's record over the "
+        "events over the webhook); wrap-up from the journal",
+    ),
+    "agent_handled": Figure(
+        AGENT,
+        "Calls handled",
+        "the agent's calls ended today, not AI-handled",
+        "today",
+        "as above",
+    ),
+    "agent_timeline": Figure(
+        AGENT,
+        "Today's states",
+        "each state from its start to the next change (the last one to now), on a 00:00-24:00 bar",
+        "today",
+        "the journal",
+    ),
+    "agent_qa": Figure(
+        AGENT,
+        "QA average, pass rate",
+        "as on the QA page, over the agent's scorecards",
+        "all received",
+        "`qa_scored` webhooks",
     ),
 }
 

@@ -19,7 +19,8 @@ Modules, each named for what it gives:
 - `live_view`: the live view as a browser reads it (`LiveSocket`, `LiveBrowser`, `View`,
   `matches_truth`); `sockets`: in-process websockets (`socket_for`, `communicator`,
   `closed_with`); `feeds`: `Events` (the service's events made by hand) and
-  `running_feed`; `upstream`: the adapter wired to a simulator (`session_for`,
+  `running_feed`; `agent_day`: an agent's stored day (`a_day`) for the drill-down's tests;
+  `upstream`: the adapter wired to a simulator (`session_for`,
   `bridge_for`, `StateSink`, `truth`); `downloads`: `csv_rows` (a CSV download read
   through the test client); `people`, `links`, `routes`, `receiver`.
 - `fixtures`: the pytest plugin (tests/conftest.py loads it): `alice` (Manager), `bob`

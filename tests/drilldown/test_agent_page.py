@@ -2,110 +2,21 @@
 compliance, coaching and notes, from what the dashboard holds and what the service adds."""
 
 import re
-from datetime import timedelta
 
 import pytest
 from django.core.cache import cache
 from django.test import Client
-from django.utils import timezone
 
 from dashboard.drilldown import tiles
-from dashboard.drilldown.models import CallSeen, Note, StateChange
+from dashboard.drilldown.models import Note
 from dashboard.live.feed import NAMES_KEY
-from dashboard.quality.models import (
-    CoachingAction,
-    CoachingAlert,
-    CompletedCall,
-    ComplianceResult,
-    Scorecard,
-)
-from dashboard.shared.today import start_of_today
+from dashboard.testing.agent_day import AGENT, a_day
 
 pytestmark = pytest.mark.django_db
-AGENT = "ag-1"
 
 
 def page_text(response) -> str:
     return " ".join(response.content.decode().split())  # as one line
-
-
-def a_day(agent_id=AGENT, name="Ava Patel"):
-    """Two hours of an agent's day: a call handled, a break; its QA, checks and alerts."""
-    now = timezone.now()
-    t0 = now - timedelta(hours=2)
-    at = lambda s: t0 + timedelta(seconds=s)  # noqa: E731
-    states = [
-        ("offline", start_of_today() - timedelta(hours=1), ""),
-        ("available", at(0), ""),
-        ("ringing", at(600), "k1"),
-        ("on_call", at(610), "k1"),
-        ("wrap_up", at(910), "k1"),
-        ("available", at(970), ""),
-        ("paused", at(3600), ""),
-    ]
-    for state, since, call_id in states:
-        StateChange.objects.create(agent_id=agent_id, state=state, since=since, call_id=call_id)
-    CallSeen.objects.create(
-        call_id="k1",
-        agent_id=agent_id,
-        campaign_id="cmp-1",
-        direction="outbound",
-        started_at=at(600),
-        ended_at=at(910),
-        outcome="sale",
-        duration_s=300,
-    )
-    CompletedCall.objects.create(
-        call_id="k1",
-        agent_id=agent_id,
-        outcome="sale",
-        duration_s=300,
-        completed_at=at(912),
-        transcript="Agent: hello",
-    )
-    CompletedCall.objects.create(  # yesterday's: not today's
-        call_id="k0", agent_id=agent_id, outcome="busy", duration_s=5, completed_at=at(-86400)
-    )
-    for n, (score, passed) in enumerate([(80, True), (50, False)]):
-        Scorecard.objects.create(
-            scorecard_id=f"s{n}",
-            call_id="k1",
-            agent_id=agent_id,
-            score=score,
-            max_score=100,
-            passed=passed,
-            scored_at=at(1000 + n),
-        )
-    for n, passed in enumerate([False, True]):
-        ComplianceResult.objects.create(
-            check_id=f"c{n}",
-            call_id="k1",
-            agent_id=agent_id,
-            rule="recording_disclosure" if not passed else "dnc_check",
-            passed=passed,
-            details="" if passed else "Required statement not detected",
-            checked_at=at(1000),
-        )
-    CoachingAlert.objects.create(
-        alert_id="al-open",
-        agent_id=agent_id,
-        call_id="k1",
-        kind="long_hold",
-        severity="critical",
-        message="Held for 4 minutes",
-        raised_at=at(1100),
-    )
-    done = CoachingAlert.objects.create(
-        alert_id="al-done",
-        agent_id=agent_id,
-        kind="script_deviation",
-        severity="info",
-        message="Skipped the greeting",
-        status=CoachingAlert.RESOLVED,
-        raised_at=at(1200),
-    )
-    CoachingAction.objects.create(alert=done, action="resolve", note="Talked it through")
-    cache.set(NAMES_KEY, {agent_id: name})
 
 
 def test_it_shows_the_agents_day_from_what_the_dashboard_holds(midday, no_service, client_for, bob):
@@ -115,8 +26,10 @@ def test_it_shows_the_agents_day_from_what_the_dashboard_holds(midday, no_servic
     assert "<bdi>Ava Patel</bdi>" in page
     # today: busy 370 s (ringing 10, talk 300, wrap 60) ÷ 370 + available 3230 s
     assert "10.3%" in page and "busy 6:10" in page and "available 53:50" in page
-    assert re.search(r"Avg handle time</div> <div class=\"value\">6:00<", page)  # (300+60) ÷ 1
-    assert re.search(r"Calls handled</div> <div class=\"value\">1<", page)
+    assert re.search(
+        r"Avg handle time</button> </div> <div class=\"value\">6:00<", page
+    )  # (300+60) ÷ 1
+    assert re.search(r"Calls handled</button> </div> <div class=\"value\">1<", page)
     # the timeline: from 00:00 (offline since yesterday) to now, one rect per state held
     assert len(re.findall(r'<rect class="seg seg-\w+" x=', page)) == 7
     assert 'class="seg seg-offline" x="0"' in page
@@ -199,3 +112,14 @@ def test_the_note_forms_refuse_a_post_without_the_csrf_token(no_service, bob):
     for path in (f"/agents/{AGENT}/notes/", f"/agents/{AGENT}/notes/{note.pk}/"):
         assert strict.post(path, {"text": "Forged"}).status_code == 403
     assert list(Note.objects.values_list("text", flat=True)) == ["First"]
+
+
+def test_each_figure_of_the_agents_day_explains_itself(midday, no_service, client_for, bob):
+    a_day()
+    page = page_text(client_for(bob).get(f"/agents/{AGENT}/"))
+    for key in ("agent_occupancy", "agent_aht", "agent_handled", "agent_timeline", "agent_qa"):
+        assert f'popovertarget="why-{key}"' in page and f'id="why-{key}"' in page
+    assert "busy 6:10 of 1:00:00 busy or available" in page  # 370 s busy, 3230 s available
+    assert "6:00 talk and wrap-up over 1 calls handled" in page
+    assert "1 passed of 2 scorecards" in page
+    assert "the agent&#x27;s time ringing, on calls and in wrap-up" in page  # the doc's formula
