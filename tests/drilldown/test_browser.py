@@ -142,7 +142,8 @@ def test_a_wallboard_links_nowhere_and_shows_no_transcript(served, page):
     frames = []
     page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f)))
     page.goto(create_link(server.signed_in_client("mia"), "Drill TV", ["agents"]))
-    name = page.wait_for_selector(f"#agent-{agent} .name")
+    name = page.locator(f"#agent-{agent} .name")  # found afresh each time: pushes replace it
+    name.wait_for()
     assert page.evaluate(LINKS_OUTSIDE_INERT) == 0  # none reachable by pointer, keys or AT
     assert name.evaluate("(e) => getComputedStyle(e).textDecorationLine") == "none"
     page.evaluate(CLICKED)
