@@ -11,6 +11,7 @@ docs/performance.md. Scenarios of other kinds add their own module and results e
 """
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import reconnect
+from bench import browser, reconnect
 from dashboard.live.feed import TICK_S  # the reference coalesces on the live feed's tick
 from dashboard.testing.processes import Process, free_port
 from dashboard.testing.servers import start_dashboard
@@ -58,7 +59,23 @@ SCENARIOS = {
     ]
 }
 OTHERS = {"reconnect": reconnect.measure}  # scenarios with a module of their own
-DEFAULT = ("small", "floor", "burst", "crowd", "reconnect")
+# Event-to-paint in Chromium (bench/browser.py), each page during one window of the load
+BROWSER_PAGES = {
+    "browser": (
+        Scenario("browser", 1000, 200, 500, 15),
+        [
+            browser.Page("live", "", 1920, 1080),
+            browser.Page("wallboard_4k", "kiosk", 3840, 2160),
+            browser.Page("live_x4", "", 1920, 1080, throttle=4),
+            browser.Page("wallboard_4k_x4", "kiosk", 3840, 2160, throttle=4),
+        ],
+    ),
+    "browser_small": (
+        Scenario("browser_small", 40, 5, 10, 15),
+        [browser.Page("live", "", 1920, 1080)],
+    ),
+}
+DEFAULT = ("small", "floor", "burst", "crowd", "reconnect", "browser", "browser_small")
 
 
 def cpu_ticks(pid: int) -> int:
@@ -127,7 +144,8 @@ class Setup:
             # One sign-in through the form for all clients: each takes the password hash's
             # ~0.5 s in Django's one sync thread, which websocket handshakes also wait for.
             http = self.server.signed_in_client("bench")
-            cookie = "; ".join(f"{k}={v}" for k, v in http.cookies.items())
+            self.cookies = dict(http.cookies.items())
+            cookie = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
             http.close()
             self.pid, url = self.server.process.pid, self.server.url
         else:
@@ -392,6 +410,44 @@ def spawn(module: str, *args) -> Process:
     return Process([sys.executable, "-m", module, *map(str, args)], stdin=True)
 
 
+KIOSK = (
+    "from dashboard.wallboard.models import KioskLink\n"
+    "from django.utils import timezone\n"
+    "from datetime import timedelta\n"
+    "link = KioskLink.objects.create(name='Bench TV', panels=['agents'],"
+    " expires_at=timezone.now() + timedelta(days=1))\n"
+    "print('kiosk', link.token)\n"
+)
+
+
+def measure_browser(name: str, workdir: Path) -> dict:
+    """Each of the scenario's pages in Chromium during one window of its load."""
+    scenario, pages = BROWSER_PAGES[name]
+    print(f"  dashboard: {name} ...", flush=True)
+    setup = Setup("dashboard", scenario.agents, scenario.clients, workdir)
+    chromium = browser.Browser()
+    try:
+        token = setup.server.manage("shell", "-c", KIOSK).split("kiosk ", 1)[1].split()[0]
+        url = setup.server.url
+        cookies = [{"name": k, "value": v, "url": url} for k, v in setup.cookies.items()]
+        out = {}
+        for page in pages:
+            if page.path == "kiosk":
+                page = dataclasses.replace(page, path=f"/wallboard/{token}/")
+            print(f"    {page.name} ...", flush=True)
+            out[page.name] = browser.measure_page(
+                chromium,
+                url,
+                page,
+                cookies,
+                lambda: setup.window(scenario.events_per_s, scenario.seconds),
+            )
+        return {"agents": scenario.agents, "events_per_s": scenario.events_per_s, "pages": out}
+    finally:
+        chromium.close()
+        setup.stop()
+
+
 def measure_other(name: str, workdir: Path) -> dict:
     children = []
 
@@ -411,7 +467,9 @@ def measure_other(name: str, workdir: Path) -> dict:
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument(
-        "--scenarios", default=",".join(DEFAULT), help=f"of {', '.join([*SCENARIOS, *OTHERS])}"
+        "--scenarios",
+        default=",".join(DEFAULT),
+        help=f"of {', '.join([*SCENARIOS, *OTHERS, *BROWSER_PAGES])}",
     )
     p.add_argument("--out", type=Path, default=RESULTS, help="where the results go")
     p.add_argument("--no-plot", action="store_true")
@@ -426,6 +484,8 @@ def main():
         for name in names:
             if name in OTHERS:
                 results[name] = measure_other(name, Path(tmp) / name)
+            elif name in BROWSER_PAGES:
+                results[name] = measure_browser(name, Path(tmp))
     date = datetime.now(UTC).strftime("%Y-%m-%d")
     a.out.mkdir(parents=True, exist_ok=True)
     text = json.dumps(results, indent=2)
@@ -437,6 +497,9 @@ def main():
     for name in OTHERS:
         if name in results:
             print(f"{name}: {json.dumps(results[name])}")
+    for name in BROWSER_PAGES:
+        if name in results:
+            print(f"{name}:\n{browser.summary(results[name]['pages'])}")
     print(
         f"\n{time.monotonic() - started:.0f} s on {os.cpu_count()} cores; load average before: "
         f"{load[0]:.2f} (figures are noisy when other work shares the machine)"

@@ -7,6 +7,8 @@ then follows its groups. Handshakes never wait in Django's one shared sync threa
 (handshake.py), where a sign-in's password hash runs.
 """
 
+from urllib.parse import parse_qs
+
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.cache import cache
@@ -111,11 +113,24 @@ class LiveConsumer(PushConsumer):
     audience = LIVE_VIEW
     version = 0
 
+    first_snapshot = True
+
+    def rendered_version(self) -> int | None:
+        """The version of the view the page was rendered with (`?v=` on the socket's URL)."""
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        version = (query.get("v") or [""])[0]
+        return int(version) if version.isdigit() else None
+
     async def send_snapshot(self):
+        """The whole view; not at connect when the page was rendered with this very version
+        (the floor is on screen already: the pushes after it follow)."""
         snapshot = await in_thread(cache.get)(SNAPSHOT_KEY)
+        rendered = self.rendered_version() if self.first_snapshot else None
+        self.first_snapshot = False
         if snapshot is None:
             self.version = 0
             await self.send(text_data=WAITING)
             return
         self.version, parts = snapshot
-        await self.send(text_data=self.audience.compose(parts))
+        if self.version != rendered:
+            await self.send(text_data=self.audience.compose(parts))

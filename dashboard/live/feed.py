@@ -291,6 +291,17 @@ class LiveFeed:
         }
 
 
+def rendered_floor(audience: Shows) -> tuple[int | None, dict[str, str]]:
+    """The floor as the last push left it, for a page to arrive with: the version and the
+    parts its audience shows, the header's status among them; (None, {}) before any push.
+    The page's socket then skips the snapshot of that same version (consumers.py)."""
+    snapshot = cache.get(SNAPSHOT_KEY)
+    if snapshot is None:
+        return None, {}
+    version, parts = snapshot
+    return version, {p: parts.get(p, "") for p in (*audience.parts, "status")}
+
+
 def now() -> datetime:
     return datetime.now(UTC)
 

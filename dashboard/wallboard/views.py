@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from dashboard.accounts.roles import MANAGER, role_required
 from dashboard.live.browser import browser_config
+from dashboard.live.feed import rendered_floor, wallboard
 
 from .build import build_id
 from .forms import LinkForm, initial
@@ -20,7 +21,8 @@ from .models import PANELS, KioskLink
 
 @never_cache
 def board(request, token):
-    """The wallboard's frame; its content arrives over the websocket, whole on connect."""
+    """The wallboard, with its panels as they are now (the link's own panels only); the
+    websocket then keeps them up to date."""
     link = KioskLink.from_token(token)
     if link is None or link.state != KioskLink.ACTIVE:
         reason = link.state if link else "invalid"
@@ -28,10 +30,13 @@ def board(request, token):
         return render(
             request, "wallboard/closed.html", {"reason": reason, "link": link}, status=status
         )
+    version, floor = rendered_floor(wallboard(link.panels))
     response = render(
         request,
         "wallboard/board.html",
         {
+            "floor": floor,
+            "version": version,
             "link": link,
             "token": token,
             "panels": PANELS,

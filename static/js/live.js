@@ -1,8 +1,14 @@
-/* The live pages' one script: freshness indicator, ticking timers, thresholds, filters.
+/* The live pages' one script: applies the pushes, ticks the timers, keeps the thresholds,
+ * filters, sort order and the freshness indicator.
  *
- * The server pushes htmx out-of-band fragments over the websocket; nothing here renders
- * rows. Timers tick from the `data-since` timestamps in the markup, so the server never
- * sends a message just because a second passed. One interval drives every timer.
+ * The server renders the page with the floor as it is and pushes htmx-style out-of-band
+ * fragments over the websocket (each a top-level element with a stable id). On the live
+ * view and the wallboard (`data-paint="frame"` on the socket's element) this script takes
+ * the messages from htmx's websocket extension and applies everything that arrived in one
+ * pass per animation frame: one parse, the newest fragment per id, each element placed by
+ * id. Nothing per fragment walks the grid: each tile's time, sort key and filter are worked
+ * out once, when it arrives, and the one-second ticker rewrites only the timers on screen.
+ * Other pages keep htmx's own swaps.
  */
 (() => {
   "use strict";
@@ -15,15 +21,14 @@
   const thresholds = config.thresholds || {};
   const conn = document.getElementById("conn");
   const socketElt = document.querySelector("[ws-connect]");
+  const loadedAt = Date.now();
   let socketState = "connecting";
   let lastMessageAt = 0;
   let sortDirty = true;
+  let countDirty = true;
+  let tileAdded = false; // a new agent: sorted into its place in the same frame
 
   /* ---- Time formatting ---- */
-  function since(elt) {
-    const t = Date.parse(elt.dataset.since);
-    return Number.isNaN(t) ? null : Math.max(0, (Date.now() - t) / 1000);
-  }
   function clock(seconds) {
     const s = Math.floor(seconds);
     const h = Math.floor(s / 3600);
@@ -46,26 +51,73 @@
     return lvl ? 1 : 0;
   }
 
-  /* ---- The one ticking loop ---- */
-  function showTime(elt) {
-    const s = since(elt);
-    const out = elt.querySelector(".timer") || elt;
-    const text = s === null ? "–" : clock(s);
-    if (out.textContent !== text) out.textContent = text;
-    return elt.dataset.limit ? setLevel(elt, level(s, thresholds[elt.dataset.limit], false)) : 0;
+  /* ---- Timers: each `data-since` parsed once, when its element arrives ---- */
+  const timers = new Set(); // every timer element placed, until it is replaced
+  const onScreen = new Set(); // the timers in the viewport: the ones the ticker rewrites
+  const limited = new Set(); // tiles whose time in state has limits (the breach count)
+  const viewport =
+    "IntersectionObserver" in window
+      ? new IntersectionObserver((entries) => {
+          for (const e of entries) {
+            if (e.isIntersecting) {
+              onScreen.add(e.target);
+              showTime(e.target, Date.now()); // it may have been off screen for a while
+            } else onScreen.delete(e.target);
+          }
+        })
+      : null;
+  function age(elt, now) {
+    return Number.isNaN(elt.sinceMs) ? null : Math.max(0, (now - elt.sinceMs) / 1000);
   }
-  function showTimes(root) {
-    let breaches = root.dataset?.since ? showTime(root) : 0;
-    for (const elt of root.querySelectorAll("[data-since]")) breaches += showTime(elt);
-    return breaches;
+  function showTime(elt, now) {
+    const s = age(elt, now);
+    const text = s === null ? "–" : clock(s);
+    if (elt.timerOut.textContent !== text) elt.timerOut.textContent = text;
+  }
+  function showLimit(tile, now) {
+    return setLevel(tile, level(age(tile, now), thresholds[tile.dataset.limit], false));
+  }
+  function watch(root, now) {
+    const found = root.querySelectorAll("[data-since]");
+    for (const elt of root.dataset.since === undefined ? found : [root, ...found]) {
+      if (elt.id === "upstream") continue; // the feed's state, not a timer
+      elt.sinceMs = Date.parse(elt.dataset.since);
+      elt.timerOut = elt.querySelector(".timer") || elt;
+      showTime(elt, now);
+      timers.add(elt);
+      if (viewport)
+        viewport.observe(elt); // once: observing an observed element does nothing
+      else onScreen.add(elt);
+      if (elt.dataset.limit) {
+        limited.add(elt);
+        showLimit(elt, now);
+      } else if (limited.delete(elt)) setLevel(elt, "");
+    }
+  }
+  function forgetOne(elt) {
+    if (!timers.delete(elt)) return;
+    onScreen.delete(elt);
+    limited.delete(elt);
+    viewport?.unobserve(elt);
+  }
+  function forget(root) {
+    if (root.dataset.since !== undefined) forgetOne(root);
+    for (const elt of root.querySelectorAll("[data-since]")) forgetOne(elt);
   }
 
   function tick() {
-    let breaches = showTimes(document);
-    for (const elt of document.querySelectorAll("[data-value][data-limit]")) {
-      const limits = thresholds[elt.dataset.limit];
-      const value = elt.dataset.value === "" ? null : Number(elt.dataset.value);
-      breaches += setLevel(elt, level(value, limits, limits?.low_is_bad));
+    const now = Date.now();
+    for (const elt of onScreen) showTime(elt, now);
+    let breaches = 0;
+    for (const tile of limited) breaches += showLimit(tile, now);
+    for (const id of ["kpis", "queues-list"]) {
+      const root = document.getElementById(id);
+      if (!root) continue;
+      for (const elt of root.querySelectorAll("[data-value][data-limit]")) {
+        const limits = thresholds[elt.dataset.limit];
+        const value = elt.dataset.value === "" ? null : Number(elt.dataset.value);
+        breaches += setLevel(elt, level(value, limits, limits?.low_is_bad));
+      }
     }
     const badge = document.getElementById("breaches");
     if (badge) {
@@ -73,6 +125,7 @@
       badge.textContent = `${breaches} over limit`;
     }
     if (sortDirty) sortGrid();
+    if (countDirty) showCount();
     showFreshness();
   }
 
@@ -82,6 +135,7 @@
     const upstream = document.getElementById("upstream");
     const upState = upstream ? upstream.dataset.state : "connecting";
     const age = lastMessageAt ? (Date.now() - lastMessageAt) / 1000 : null;
+    const asOf = hhmmss(new Date(lastMessageAt || loadedAt));
     let state;
     let text;
     if (socketState === "signed-out") {
@@ -89,7 +143,10 @@
       text = "Signed out — sign in again";
     } else if (socketState !== "open") {
       state = "reconnecting";
-      text = socketState === "connecting" ? "Connecting…" : "Reconnecting to the dashboard…";
+      text =
+        socketState === "connecting"
+          ? `Connecting… showing the floor as of ${asOf}`
+          : `Not live: showing the floor as of ${asOf} · reconnecting…`;
     } else if (upState !== "connected") {
       state = "upstream";
       const since = upstream && Date.parse(upstream.dataset.since);
@@ -102,16 +159,16 @@
       text = age === null ? "Live" : `Live · updated ${Math.floor(age)} s ago`;
     }
     if (conn.dataset.state !== state) conn.dataset.state = state;
-    document.body.dataset.freshness = state;
+    if (document.body.dataset.freshness !== state) document.body.dataset.freshness = state;
     const label = conn.querySelector(".conn-text");
     if (label && label.textContent !== text) label.textContent = text;
     const link = conn.querySelector("a");
     if (link) link.hidden = state !== "signed-out";
   }
 
-  /* ---- Filters, kept in the URL ---- */
+  /* ---- Filters, kept in the URL; read once per change, not per tile ---- */
   const filterForm = document.getElementById("filters");
-  function filters() {
+  function readFilters() {
     const p = new URLSearchParams(location.search);
     return {
       team: p.get("team") || "",
@@ -121,53 +178,71 @@
       density: p.get("density") || "",
     };
   }
-  function matches(tile, f) {
+  let filter = readFilters();
+  function matches(tile) {
     return (
-      (!f.team || tile.dataset.team === f.team) &&
-      (!f.state || tile.dataset.state === f.state) &&
-      (!f.q || (tile.dataset.name || "").toLowerCase().includes(f.q))
+      (!filter.team || tile.dataset.team === filter.team) &&
+      (!filter.state || tile.dataset.state === filter.state) &&
+      (!filter.q || (tile.dataset.name || "").toLowerCase().includes(filter.q))
     );
   }
-  function applyFilter(tile, f) {
-    const hide = !matches(tile, f);
-    if (tile.hidden !== hide) tile.hidden = hide;
+  function applyFilter(tile) {
+    const hide = !matches(tile);
+    if (tile.hidden !== hide) {
+      tile.hidden = hide;
+      countDirty = true;
+    }
+  }
+  function grid() {
+    return document.getElementById("agents");
   }
   function applyFilters() {
-    const f = filters();
-    document.body.classList.toggle("dense", f.density === "dense");
-    const tiles = document.querySelectorAll("#agents .agent");
-    let shown = 0;
-    for (const tile of tiles) {
-      applyFilter(tile, f);
-      if (!tile.hidden) shown += 1;
+    filter = readFilters();
+    document.body.classList.toggle("dense", filter.density === "dense");
+    const g = grid();
+    if (g) {
+      for (const tile of g.children) {
+        applyFilter(tile);
+        tile.sortKey = sortKey(tile);
+      }
     }
+    countDirty = sortDirty = true;
+  }
+  function showCount() {
+    countDirty = false;
     const count = document.getElementById("agents-shown");
-    if (count) count.textContent = `${shown} of ${tiles.length} agents`;
-    sortDirty = true;
+    const g = grid();
+    if (!count || !g) return;
+    let shown = 0;
+    for (const tile of g.children) if (!tile.hidden) shown += 1;
+    count.textContent = `${shown} of ${g.childElementCount} agents`;
+  }
+
+  /* ---- Sort order: CSS order, recomputed on the tick only when a key changed ---- */
+  function sortKey(tile) {
+    const name = tile.dataset.order || tile.dataset.name || "";
+    if (filter.sort === "time") return Number.isNaN(tile.sinceMs) ? 0 : tile.sinceMs; // longest first
+    if (filter.sort === "state") {
+      return `${String(STATE_ORDER.indexOf(tile.dataset.state) + 1).padStart(2, "0")}${name}`;
+    }
+    return name;
   }
   function sortGrid() {
     sortDirty = false;
-    const grid = document.getElementById("agents");
-    if (!grid) return;
-    const mode = filters().sort;
-    const tiles = [...grid.querySelectorAll(".agent")];
-    const name = (t) => t.dataset.order || t.dataset.name || "";
-    const key =
-      mode === "time"
-        ? (t) => Date.parse(t.dataset.since) || 0 // longest in state first
-        : mode === "state"
-          ? (t) => `${STATE_ORDER.indexOf(t.dataset.state) + 1}${name(t)}`
-          : name;
-    const sorted = [...tiles].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+    const g = grid();
+    if (!g) return;
+    const sorted = [...g.children].sort((a, b) =>
+      a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0,
+    );
     // CSS order, not DOM moves: no reflow of the subtree, one style write per changed tile.
     sorted.forEach((tile, i) => {
       const order = String(i);
       if (tile.style.order !== order) tile.style.order = order;
     });
   }
+
   if (filterForm) {
-    const f = filters();
-    for (const [name, value] of Object.entries(f)) {
+    for (const [name, value] of Object.entries(filter)) {
       if (filterForm.elements[name]) filterForm.elements[name].value = value;
     }
     filterForm.addEventListener("input", () => {
@@ -178,32 +253,130 @@
       const query = params.toString();
       history.replaceState(null, "", query ? `?${query}` : location.pathname);
       applyFilters();
+      tick();
     });
     filterForm.addEventListener("submit", (e) => e.preventDefault());
   }
 
-  /* ---- The websocket's fragments ---- */
-  document.body.addEventListener("htmx:oobErrorNoTarget", (e) => {
-    // A row the page has not seen yet: the fragment names the list it belongs to.
-    const elt = e.detail.content;
-    const list = elt?.dataset?.into && document.getElementById(elt.dataset.into);
-    if (list) {
+  /* ---- Applying the pushes: one pass per animation frame ----
+   * At most half of the main thread goes to it: after a pass, the next waits as long as
+   * the last one took (its script, style, layout and paint, up to the frame after it). A
+   * quiet floor's push is painted in the next frame; a busy one's are merged into fewer,
+   * larger passes on a slow machine (a TV's stick PC) instead of queueing behind each other. */
+  const arrived = [];
+  let scheduled = false;
+  let nextPassAt = 0;
+  const afterFrame = new MessageChannel(); // a task after the frame's rendering
+  let passStartedAt = 0;
+  afterFrame.port1.onmessage = () => {
+    const now = performance.now();
+    nextPassAt = now + (now - passStartedAt);
+  };
+  function schedule() {
+    if (scheduled) return;
+    scheduled = true;
+    const wait = nextPassAt - performance.now();
+    if (wait > 0) setTimeout(() => requestAnimationFrame(applyArrived), wait);
+    else requestAnimationFrame(applyArrived);
+  }
+
+  // A tile's keys are worked out once, when it arrives.
+  function adoptTile(tile, oldKey) {
+    tile.sinceMs = Date.parse(tile.dataset.since);
+    tile.sortKey = sortKey(tile);
+    applyFilter(tile);
+    if (oldKey === undefined) sortDirty = countDirty = tileAdded = true;
+    else if (oldKey !== tile.sortKey) sortDirty = true;
+  }
+
+  // A pushed tile is patched into the one on screen, which keeps its node, place, filter
+  // and level: the grid itself is not laid out again (its tiles have a fixed size).
+  const KEPT = new Set(["hidden", "style", "data-level"]); // this script's, not the server's
+  function patchTile(tile, fresh, now) {
+    for (const elt of tile.querySelectorAll("[data-since]")) forgetOne(elt);
+    for (const { name, value } of fresh.attributes) {
+      if (tile.getAttribute(name) !== value) tile.setAttribute(name, value);
+    }
+    for (const name of tile.getAttributeNames()) {
+      if (!fresh.hasAttribute(name) && !KEPT.has(name)) tile.removeAttribute(name);
+    }
+    tile.replaceChildren(...fresh.childNodes);
+    adoptTile(tile, tile.sortKey);
+    watch(tile, now);
+  }
+
+  // The event htmx sends after an out-of-band swap, so the page's other scripts (charts,
+  // explain panels, the wallboard) treat these swaps as they treat htmx's own.
+  function swapped(elt, old) {
+    elt.dispatchEvent(
+      new CustomEvent("htmx:oobAfterSwap", { bubbles: true, detail: { target: old } }),
+    );
+  }
+
+  function place(elt, now) {
+    const old = elt.id ? document.getElementById(elt.id) : null;
+    if (elt.getAttribute("hx-swap-oob") === "delete") {
+      if (old) {
+        forget(old);
+        old.remove();
+      }
+      return;
+    }
+    const isTile = elt.classList.contains("agent");
+    if (old && isTile) {
+      patchTile(old, elt, now);
+      return;
+    }
+    if (old) {
+      forget(old);
+      old.replaceWith(elt);
+    } else {
+      const list = elt.dataset.into && document.getElementById(elt.dataset.into);
+      if (!list) return; // a fragment this page does not show
+      if (isTile) adoptTile(elt);
       list.appendChild(elt);
-      showTimes(elt);
-      if (elt.classList.contains("agent")) applyFilter(elt, filters());
-      sortDirty = true;
     }
-  });
-  document.body.addEventListener("htmx:oobAfterSwap", (e) => {
-    const elt = e.target; // the new element; e.detail.target is the one it replaced
-    if (elt.nodeType === 1) showTimes(elt); // a new row shows its time at once
-    if (elt.id === "agents") applyFilters();
-    else if (elt.classList?.contains("agent")) {
-      elt.style.order = e.detail.target.style.order; // keep its place until the next sort
-      applyFilter(elt, filters());
-      sortDirty = true;
+    watch(elt, now);
+    if (elt.id === "agents") {
+      for (const tile of elt.children) adoptTile(tile);
     }
-  });
+    if (!isTile) swapped(elt, old);
+  }
+
+  function applyArrived() {
+    scheduled = false;
+    if (!arrived.length) return;
+    passStartedAt = performance.now();
+    afterFrame.port2.postMessage(0);
+    const template = document.createElement("template");
+    template.innerHTML = arrived.join("");
+    arrived.length = 0;
+    // The newest fragment of each id wins, in the order of its arrival: a tile pushed after
+    // a whole grid lands on that grid.
+    const newest = new Map();
+    let n = 0;
+    for (const elt of template.content.children) {
+      const key = elt.id || `#${n++}`;
+      newest.delete(key);
+      newest.set(key, elt);
+    }
+    const now = Date.now();
+    for (const elt of newest.values()) place(elt, now);
+    if (tileAdded) sortGrid(); // a new agent takes its place now; changed keys on the tick
+    tileAdded = false;
+    document.dispatchEvent(new CustomEvent("live:applied"));
+  }
+
+  if (socketElt?.dataset.paint === "frame") {
+    socketElt.addEventListener("htmx:wsBeforeMessage", (e) => {
+      e.preventDefault(); // this script applies it, with what else arrives before the frame
+      arrived.push(e.detail.message);
+      lastMessageAt = Date.now();
+      if (document.hidden)
+        applyArrived(); // no frames in a hidden tab: nothing kept queued
+      else schedule();
+    });
+  }
   if (socketElt) {
     socketElt.addEventListener("htmx:wsOpen", () => {
       socketState = "open";
@@ -215,10 +388,18 @@
       showFreshness();
     });
     socketElt.addEventListener("htmx:wsAfterMessage", () => {
-      lastMessageAt = Date.now();
-      showFreshness();
+      lastMessageAt = Date.now(); // pages whose pushes htmx swaps
     });
   }
+  // Pages whose pushes htmx swaps itself (a row it has not seen names its list).
+  document.body.addEventListener("htmx:oobErrorNoTarget", (e) => {
+    const elt = e.detail.content;
+    const list = elt?.dataset?.into && document.getElementById(elt.dataset.into);
+    if (list) {
+      list.appendChild(elt);
+      watch(elt, Date.now());
+    }
+  });
 
   /* ---- Forms that arrived over the socket were rendered once for every browser, so they
    * carry no CSRF token: each gets this page's own as it is submitted. ---- */
@@ -239,6 +420,11 @@
     if (c) c.textContent = hhmmss(new Date());
   }
 
+  // The floor as the server rendered it: its tiles and timers, adopted once.
+  const first = grid();
+  if (first) for (const tile of first.children) adoptTile(tile);
+  tileAdded = false;
+  watch(document.querySelector("main") || document.body, Date.now());
   applyFilters();
   tick();
   showClock();

@@ -141,7 +141,7 @@
 
   /* ---- The socket ---- */
   if (socketElt) {
-    socketElt.addEventListener("htmx:wsAfterMessage", () => {
+    document.addEventListener("live:applied", () => {
       lastMessageAt = Date.now();
       const build = document.getElementById("build");
       if (build && build.dataset.build !== config.build) {
