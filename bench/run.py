@@ -74,6 +74,10 @@ BROWSER_PAGES = {
         Scenario("browser_small", 40, 5, 10, 15),
         [browser.Page("live", "", 1920, 1080)],
     ),
+    "browser_smoke": (  # the smoke test's
+        Scenario("browser_smoke", 10, 5, 3, 3),
+        [browser.Page("live", "", 1280, 800), browser.Page("wallboard", "kiosk", 1280, 800)],
+    ),
 }
 DEFAULT = ("small", "floor", "burst", "crowd", "reconnect", "browser", "browser_small")
 

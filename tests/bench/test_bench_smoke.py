@@ -45,3 +45,23 @@ def test_it_measures_a_tiny_scenario_end_to_end(tmp_path):
     assert 0 < smoke["ideal_p50_ms"] <= smoke["ideal_p99_ms"]
     assert smoke["web_rss_mb"] > 0 and smoke["web_cpu_s_per_s"] > 0
     assert "smoke" in run.stdout  # the table
+
+
+def test_it_measures_event_to_paint_in_chromium(tmp_path):
+    run = subprocess.run(
+        [sys.executable, "-m", "bench.run", "--scenarios", "browser_smoke", "--out", str(tmp_path)]
+        + ["--no-plot"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=110,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    pages = json.loads((tmp_path / "latest.json").read_text())["browser_smoke"]["pages"]
+    assert set(pages) == {"live", "wallboard"}
+    for page in pages.values():
+        assert page["tiles"] == 10 and page["painted"] >= 1 and page["lost"] == 0
+        assert 0 < page["paint_p50_ms"] <= page["paint_p99_ms"]
+        assert 0 < page["main_busy_pct"] < 100 and page["fps"] > 0
+        assert page["console_errors"] == []
+    assert "browser_smoke" in run.stdout  # the table

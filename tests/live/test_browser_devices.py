@@ -1,0 +1,106 @@
+"""The live pages in Chromium as people use them: on phones and tablets, for a minute with
+the console open, and with the websocket blocked."""
+
+import time
+
+import pytest
+
+from dashboard.testing.browsers import screenshot, sign_in, wait_for_js
+from dashboard.testing.links import create_link
+from dashboard.testing.servers import start_dashboard
+
+DEVICES = {"phone": (390, 844), "tablet": (768, 1024)}
+NO_SIDEWAYS_SCROLL = "() => document.documentElement.scrollWidth <= window.innerWidth"
+
+
+@pytest.fixture(scope="module")
+def floor(module_simulator, tmp_path_factory):
+    server = start_dashboard(module_simulator, tmp_path_factory.mktemp("devices"))
+    manager = server.add_user("mia", "manager")
+    yield module_simulator, server, manager
+    server.stop()
+
+
+def new_page(browser, size, **options):
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, **options)
+    page = context.new_page()
+    page.errors = []
+    page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    return page
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_phones_and_tablets_never_scroll_sideways_and_fold_the_header_into_a_menu(
+    floor, browser, device
+):
+    sim, server, manager = floor
+    page = new_page(browser, DEVICES[device])
+    try:
+        sign_in(page, server, manager)
+        page.wait_for_selector("#agents .agent >> nth=39")
+        width = DEVICES[device][0]
+        tile = page.locator("#agents .agent").first.bounding_box()
+        assert tile["x"] >= 0 and tile["x"] + tile["width"] <= width  # the tiles reflow
+        assert page.locator(".nav").is_hidden() and page.locator(".menu-button").is_visible()
+        assert page.locator("#conn").is_visible()  # whether it is live stays in sight
+        screenshot(page, f"live-{device}")
+        page.click(".menu-button")
+        assert page.locator(".nav").is_visible()
+        assert page.get_attribute(".menu-button", "aria-expanded") == "true"
+        screenshot(page, f"live-{device}-menu")
+        page.keyboard.press("Escape")
+        assert page.locator(".nav").is_hidden()
+        agent = sim.agents()[0]["agentId"]
+        for path in ("/", "/campaigns/", "/qa/", "/coaching/", "/wallboards/", f"/agents/{agent}/"):
+            page.goto(server.url + path)
+            page.wait_for_load_state("load")
+            assert page.evaluate(NO_SIDEWAYS_SCROLL), (
+                path,
+                page.evaluate("document.documentElement.scrollWidth"),
+            )
+            screenshot(page, f"{device}{path.rstrip('/').replace('/', '-') or '-live'}")
+        assert page.errors == []
+    finally:
+        page.context.close()
+
+
+def test_a_minute_on_the_live_view_and_a_wallboard_logs_no_error(floor, browser):
+    """Calls start and end all the while: rows come, go, and some are gone before a page
+    saw them. No fragment may be without its place (htmx logged oobErrorNoTarget for each)."""
+    sim, server, manager = floor
+    live = new_page(browser, (1600, 1000))
+    tv = new_page(browser, (1920, 1080))
+    try:
+        sign_in(live, server, manager)
+        client = server.signed_in_client(manager)
+        tv.goto(create_link(client, "Console TV", ["kpis", "agents", "queues", "alerts"]))
+        for page in (live, tv):
+            wait_for_js(page, "document.getElementById('conn').dataset.state === 'live'")
+        seen = live.evaluate("document.querySelectorAll('#calls-list li[id]').length")
+        time.sleep(60)
+        assert live.evaluate("document.getElementById('conn').dataset.state") == "live"
+        assert tv.locator("#wb-stale").is_hidden()
+        assert live.errors == [] and tv.errors == [], (live.errors[:3], tv.errors[:3])
+        assert seen or live.evaluate("document.querySelectorAll('#calls-list li[id]').length")
+    finally:
+        live.context.close()
+        tv.context.close()
+
+
+def test_a_blocked_socket_still_shows_the_floor_as_of_its_load_and_says_it_is_not_live(
+    floor, browser
+):
+    sim, server, manager = floor
+    page = new_page(browser, (1600, 1000))
+    try:
+        sign_in(page, server, manager)
+        page.context.route_web_socket("**/ws/**", lambda ws: ws.close())  # a proxy refusing them
+        page.reload()
+        assert page.locator("#agents .agent").count() == len(sim.agents())
+        assert page.locator("#kpis .kpi[data-kind=available] .value").inner_text().isdigit()
+        wait_for_js(page, "document.getElementById('conn').dataset.state === 'reconnecting'")
+        assert "Not live: showing the floor as of" in page.inner_text("#conn")
+        screenshot(page, "live-socket-blocked")
+    finally:
+        page.context.close()

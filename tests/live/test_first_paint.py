@@ -1,0 +1,65 @@
+"""First paint comes from the server: the live view and a wallboard arrive with the floor as
+it is, and their socket skips the snapshot of the version the page was rendered with."""
+
+import re
+
+import pytest
+
+from dashboard.testing.links import create_link
+from dashboard.testing.live_view import LiveSocket
+from dashboard.testing.processes import wait_until
+from dashboard.testing.servers import start_dashboard
+
+WHOLE_VIEW = '<div id="agents" class="agents">'
+VERSION = re.compile(r'ws-connect="/ws/(?:live|wallboard/[^/"]+)/\?v=(\d+)"')
+
+
+@pytest.fixture
+def floor(simulator, tmp_path):
+    simulator.control("pause")  # a still floor: no push but the heartbeat
+    server = start_dashboard(simulator, tmp_path)
+    manager = server.signed_in_client(server.add_user("mia", "manager"))
+    wait_until(lambda: VERSION.search(manager.get("/").text), what="a first push")
+    yield simulator, server, manager
+    server.stop()
+
+
+def test_the_live_view_arrives_with_the_floor_rendered_in(floor):
+    sim, server, manager = floor
+    page = manager.get("/").text
+    for agent in sim.agents():
+        assert f'id="agent-{agent["agentId"]}"' in page
+    assert "Waiting for the live feed" not in page
+    assert 'id="kpis"' in page and 'data-kind="available"' in page
+    assert 'id="upstream" hidden data-state="connected"' in page  # not "connecting"
+    assert VERSION.search(page)
+
+
+def test_a_socket_opened_with_the_rendered_version_is_sent_no_snapshot(floor):
+    sim, server, manager = floor
+    version = VERSION.search(manager.get("/").text).group(1)
+    same = LiveSocket(server, manager, f"/ws/live/?v={version}")
+    older = LiveSocket(server, manager, f"/ws/live/?v={int(version) - 1}")
+    plain = LiveSocket(server, manager)
+    try:
+        assert WHOLE_VIEW in older.receive() and WHOLE_VIEW in plain.receive()
+        first = same.receive(timeout=15)  # the next push: the heartbeat on a still floor
+        assert WHOLE_VIEW not in first and 'id="upstream"' in first
+        sim.control("agent-status", agent_id=sim.agents()[0]["agentId"], status="paused")
+        while f'id="agent-{sim.agents()[0]["agentId"]}"' not in first:
+            first = same.receive(timeout=15)  # the pushes after that version follow
+        assert 'data-state="paused"' in first
+    finally:
+        for ws in (same, older, plain):
+            ws.close()
+
+
+def test_a_kpi_only_wallboard_arrives_with_its_figures_and_nothing_else(floor):
+    sim, server, manager = floor
+    kpis = manager.get(create_link(manager, "Lobby TV", ["kpis"])).text
+    assert 'id="kpis"' in kpis and 'data-kind="available"' in kpis
+    for absent in ('id="agent-', 'id="call-', 'class="wb-qa"', sim.agents()[0]["name"]):
+        assert absent not in kpis
+    grid = manager.get(create_link(manager, "Floor TV", ["agents"])).text
+    assert grid.count('class="agent"') == len(sim.agents())
+    assert 'data-kind="available"' not in grid
