@@ -101,7 +101,8 @@ class PushConsumer(AccessGuard, AsyncWebsocketConsumer):
                 await self.send_snapshot()  # the cache is written before every push
                 return
             self.version = version
-        await self.send(text_data=text)
+        if text:  # "": nothing this page shows changed
+            await self.send(text_data=text)
 
 
 class LiveConsumer(PushConsumer):

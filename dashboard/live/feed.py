@@ -42,6 +42,9 @@ STATUS_KEY = "live:upstream"
 TEAMS_KEY = "live:teams"
 NAMES_KEY = "live:agent-names"  # agent id -> name, for pages fed by webhooks (ids only)
 TICK_S = 0.05  # the coalescing tick; docs/performance.md measured 0.1, 0.05 and 0.033 s
+# The KPI strip is rendered and sent at most this often (it changes with nearly every event:
+# 4 KB in every push otherwise); a change in between goes out when this much has passed.
+KPI_EVERY_S = 0.25
 PANELS = ("kpis", "agents", "queues", "campaigns", "qa", "alerts")  # a wallboard may show
 
 
@@ -57,7 +60,9 @@ class Shows:
         return "+".join(self.parts)
 
     def compose(self, parts: dict[str, str]) -> str:
-        return "".join([*(parts.get(p, "") for p in self.parts), parts["status"]])
+        """The frame of a push or a snapshot: "" when nothing it shows changed (the fan-out
+        then advances the audience's version without writing anything)."""
+        return "".join([*(parts.get(p, "") for p in self.parts), parts.get("status", "")])
 
     def frame(self, message: dict) -> str:
         return self.compose(message["parts"])
@@ -106,6 +111,9 @@ class LiveFeed:
         self.panel_html: dict[str, str] = {}  # the wallboard's campaigns, qa and alerts panels
         self._named = 0  # how many agents the cached names and teams cover
         self._status_sent: tuple = (None, 0.0)  # (status, when) last sent to STATUS_GROUP
+        self._status_pushed: tuple = ("", 0.0)  # (html, when) last carried by a live push
+        self._kpis_at = 0.0  # when the KPI strip was last rendered
+        self.kpis_due: float | None = None  # a KPI change waits for its turn until then
 
     # ---- The bridge's sink ---------------------------------------------------------------------
     def snapshot(self, agents, calls):
@@ -154,7 +162,10 @@ class LiveFeed:
         watcher = asyncio.ensure_future(stop.wait())
         watcher.add_done_callback(lambda _: self.wakeup.set())  # stopping wakes the loop
         while not stop.is_set():
-            await pause(self.wakeup, self.heartbeat)  # on a quiet floor: a heartbeat push
+            wait = self.heartbeat  # on a quiet floor: a heartbeat push
+            if self.kpis_due is not None:
+                wait = max(0.0, min(wait, self.kpis_due - time.monotonic()))
+            await pause(self.wakeup, wait)
             gap = time.monotonic() - last
             if gap < self.tick:
                 await asyncio.sleep(self.tick - gap)  # coalesce what else arrives
@@ -233,25 +244,45 @@ class LiveFeed:
             for queue_id in changes.queues:
                 self.queue_html[queue_id] = self.render.queue(state.queues[queue_id])
                 queues.append(self.queue_html[queue_id])
-        # Every push re-renders the KPIs (states under way count up to now, so they change
-        # between events too; the heartbeat keeps them right on a quiet floor), and carries
-        # them only when they changed.
-        kpis = self.render.kpis(state, self.figures, now())
-        if kpis != self.kpi_html:
-            self.kpi_html = kpis
-        else:
-            kpis = ""
+        kpis = self.render_kpis(changes)
         panels = self.render_panels(changes)
         if changes.full:
             return self.full_parts()
-        return {
+        parts = {
             "agents": "".join(agents),
             "calls": "".join(calls),
             "queues": "".join(queues),
             "kpis": kpis,
             **panels,
-            "status": self.upstream_html(),
         }
+        parts["status"] = self.status_part(any(parts.values()))
+        return parts
+
+    def render_kpis(self, changes: Changes) -> str:
+        """The KPI strip when it changed, at most every KPI_EVERY_S ("" otherwise). It is
+        re-rendered even without events: states under way count up to now (the heartbeat
+        keeps it right on a quiet floor)."""
+        clock = time.monotonic()
+        if not changes.full and clock - self._kpis_at < KPI_EVERY_S:
+            if changes.kpis and self.kpis_due is None:
+                self.kpis_due = self._kpis_at + KPI_EVERY_S  # the run loop wakes for it
+            return ""
+        self._kpis_at, self.kpis_due = clock, None
+        kpis = self.render.kpis(self.state, self.figures, now())
+        if kpis == self.kpi_html:
+            return ""
+        self.kpi_html = kpis
+        return kpis
+
+    def status_part(self, busy: bool) -> str:
+        """The header's status, in a push when it changed, in every push with nothing else,
+        and at least once a heartbeat: every page hears from the feed that often."""
+        html, when = self._status_pushed
+        current, clock = self.upstream_html(), time.monotonic()
+        if current == html and busy and clock - when < self.heartbeat:
+            return ""
+        self._status_pushed = (current, clock)
+        return current
 
     def render_panels(self, changes: Changes) -> dict[str, str]:
         """The wallboard's panels that changed (all of them the first time)."""

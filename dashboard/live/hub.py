@@ -158,12 +158,14 @@ class Hub:
 
     # ---- Broadcasting ----------------------------------------------------------------------
     def broadcast(self, group: str, text: str, version: int | None = None, prev=None):
-        """Frame `text` once and write it to every open socket of `group` that is due it."""
+        """Frame `text` once and write it to every open socket of `group` that is due it.
+        An empty `text` (nothing the audience shows changed) writes nothing but moves the
+        sockets that are due it on to `version`."""
         members = self.groups.get(group)
         if not members:
             return
-        prepared = self.prepare(text.encode())
-        data = prepared.payloadHybi
+        prepared = self.prepare(text.encode()) if text else None
+        data = prepared.payloadHybi if text else b""
         cap = self.cap
         for sock, have in list(members.items()):
             if sock.held:
@@ -175,7 +177,9 @@ class Hub:
                     self.resync(sock)  # it missed a push: the whole view, not this change
                     continue
             try:
-                if not sock.send(prepared, data, cap):
+                if not text:
+                    members[sock] = version
+                elif not sock.send(prepared, data, cap):
                     self.fell_behind(sock)
                 elif version is not None:
                     members[sock] = version

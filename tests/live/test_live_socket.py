@@ -79,6 +79,9 @@ async def test_it_coalesces_a_burst_into_one_push_with_the_newest_state(feed, bo
     burst = await ws.receive_from(timeout=2)
     assert burst.count('id="agent-a1"') == 1 and 'data-state="paused"' in burst
     assert 'id="agent-a2"' in burst
+    # The KPI strip, rendered at most every KPI_EVERY_S, follows on its own: no tile again
+    kpis = await ws.receive_from(timeout=2)
+    assert 'id="kpis"' in kpis and 'id="agent-' not in kpis
     assert await ws.receive_nothing(timeout=0.3)
     await ws.disconnect()
 

@@ -142,5 +142,5 @@ def test_an_open_websocket_outlives_the_body_timeout(server):
     ws = RawSocket(server.url, "/ws/live/", [f"Cookie: {cookie}"], timeout=15)
     ws.text()  # the snapshot
     time.sleep(3 * BODY_TIMEOUT_S)
-    assert 'id="upstream"' in ws.text()  # a push (at least the heartbeat) still arrives
+    assert ws.text()  # pushes (at least the heartbeat) still arrive
     ws.close()

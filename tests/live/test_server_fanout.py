@@ -183,6 +183,30 @@ def test_kiosk_links_are_sent_their_panels_only_one_frame_per_panel_set(live):
         ws.close()
 
 
+def test_a_screen_is_written_nothing_when_nothing_it_shows_changed(live):
+    """At 200 events/s the live view gets a frame each tick; a queues-only wallboard gets
+    one when a queue figure or the status changes, and none that its view already has: it
+    is never resynced (the pushes it was not written still advanced its version)."""
+    [queues] = live.links(["queues"])
+    board, floor = live.socket(f"/ws/wallboard/{queues}/"), live.socket()
+    for ws in (board, floor):
+        ws.text()  # the build's line, or the snapshot
+    board.text()  # the wallboard's snapshot
+    started = time.monotonic()
+    floor_frames = frames(floor, 40)
+    elapsed = time.monotonic() - started
+    board.sock.settimeout(0.2)
+    board_frames = []
+    with contextlib.suppress(TimeoutError, OSError):
+        while True:
+            board_frames.append(board.text())
+    assert len(board_frames) < len(floor_frames) / 2, (len(board_frames), elapsed)
+    for frame in board_frames:
+        assert 'id="agent-' not in frame and '<ul id="queues-list"' not in frame  # no resync
+    for ws in (board, floor):
+        ws.close()
+
+
 def closed_with(ws: RawSocket) -> int:
     opcode, payload = ws.frame()
     while opcode != CLOSE:
