@@ -171,6 +171,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "dashboard.accounts.context.navigation",
+                "dashboard.alerts.context.alert_tray",
             ],
         },
     },

@@ -405,10 +405,14 @@ def sentence(t: Transition, tz: tzinfo, raised_at: datetime | None = None) -> st
     """One plain sentence, as the tray and the chat tools show it, e.g. "Alarm: longest
     wait in Sales queue is 2:35 (limit 2:00), since 10:41." """
     rule = t.rule
-    what = WHAT[rule.metric].format(label=t.label, value=amount(t.value, rule.unit))
     if t.kind == CLEARED:
-        when = (raised_at or t.at).astimezone(tz).strftime("%H:%M")
-        return f"Cleared: {what} (limit {amount(t.limit, rule.unit)}), raised at {when}."
+        raised = (raised_at or t.at).astimezone(tz).strftime("%H:%M")
+        cleared = t.at.astimezone(tz).strftime("%H:%M")
+        return (
+            f"Cleared: {rule.name} for {t.label} is back to normal since {cleared}"
+            f" (raised at {raised})."
+        )
+    what = WHAT[rule.metric].format(label=t.label, value=amount(t.value, rule.unit))
     level = "Alarm" if t.level == ALARM else "Warning"
     since = (t.since or t.at).astimezone(tz).strftime("%H:%M")
     return f"{level}: {what} (limit {amount(t.limit, rule.unit)}), since {since}."

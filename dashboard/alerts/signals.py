@@ -7,11 +7,16 @@ from django.dispatch import receiver
 from .models import Rule
 
 RULES_STAMP = "alerts:rules-stamp"
+ACK_STAMP = "alerts:ack-stamp"  # an alert acknowledged: the engine republishes the tray
+
+
+def bump(key: str):
+    try:
+        cache.incr(key)
+    except ValueError:
+        cache.set(key, 1, timeout=None)
 
 
 @receiver([post_save, post_delete], sender=Rule)
 def rules_changed(**kwargs):
-    try:
-        cache.incr(RULES_STAMP)
-    except ValueError:
-        cache.set(RULES_STAMP, 1, timeout=None)
+    bump(RULES_STAMP)
