@@ -23,6 +23,7 @@
   const prefs = read(PREFS, { notify: false, sound: false });
   let audio = null;
   let soundNote = "";
+  let refused = false; // asked after a click, and the browser did not allow it
 
   function read(key, fallback) {
     try {
@@ -45,7 +46,7 @@
     if (!supported) {
       notifyButton.hidden = true;
       text = "This browser has no notifications: alarms show in this tray only.";
-    } else if (Notification.permission === "denied") {
+    } else if (Notification.permission === "denied" || (refused && !prefs.notify)) {
       notifyButton.textContent = "Notify me of alarms";
       text =
         "The browser blocks notifications for this site: allow them in its site settings. Alarms show in this tray only.";
@@ -74,6 +75,7 @@
         }
       }
       prefs.notify = permission === "granted";
+      refused = !prefs.notify;
       markSeen(); // what is open now is already in the tray: notify of what comes next
     }
     write(PREFS, prefs);
