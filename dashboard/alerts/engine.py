@@ -223,6 +223,7 @@ class Engine:
     def __init__(self, rules: list[RuleSpec] = ()):
         self.rules: dict[int, RuleSpec] = {r.id: r for r in rules}
         self.trackers: dict[tuple[int, str], Tracker] = {}
+        self.last: tuple = (None, {})  # (when, the readings of each rule then)
 
     def set_rules(self, rules: list[RuleSpec]) -> list[tuple[int, str]]:
         """Replace the rules; the open alerts of rules gone (deleted or disabled) are
@@ -239,6 +240,7 @@ class Engine:
                 tracker.since = {WARN: None, ALARM: None}
                 tracker.normal_since = None
         self.rules = new
+        self.last = (None, {})
         return gone
 
     def restore(self, rule_id: int, subject: str, level: str):
@@ -247,8 +249,10 @@ class Engine:
 
     def evaluate(self, floor: Floor, now: datetime) -> list[Transition]:
         out = []
+        seen = {}
         for rule in self.rules.values():
-            found = {r.subject: r for r in readings(rule, floor, now)}
+            seen[rule.id] = readings(rule, floor, now)
+            found = {r.subject: r for r in seen[rule.id]}
             subjects = set(found) | {s for (rid, s) in self.trackers if rid == rule.id}
             for subject in subjects:
                 key = (rule.id, subject)
@@ -263,6 +267,7 @@ class Engine:
                     out.append(change)
                 if tracker.level is None and tracker.since == {WARN: None, ALARM: None}:
                     del self.trackers[key]
+        self.last = (now, seen)
         return out
 
     @staticmethod
@@ -354,19 +359,20 @@ class Engine:
                     due.append(since + hold)
             if tracker.level and tracker.normal_since:
                 due.append(tracker.normal_since + timedelta(seconds=rule.clear_s))
+        then, seen = self.last  # the last evaluation's readings, grown since, if any
         for rule in self.rules.values():
             if rule.low_is_bad:
                 continue
             hold = timedelta(seconds=rule.hold_s)
-            for reading in readings(rule, floor, now):
+            found = seen.get(rule.id) if then else None
+            for reading in readings(rule, floor, now) if found is None else found:
                 if reading.rate <= 0:
                     continue
+                value = reading.at(then, now) if found is not None else reading.value
                 for level in (WARN, ALARM):
                     limit = rule.limit(level)
-                    if limit is not None and reading.value < limit:
-                        due.append(
-                            now + timedelta(seconds=(limit - reading.value) / reading.rate) + hold
-                        )
+                    if limit is not None and value < limit:
+                        due.append(now + timedelta(seconds=(limit - value) / reading.rate) + hold)
         later = [d for d in due if d > now]
         return min(later) if later else None
 
