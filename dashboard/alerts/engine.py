@@ -262,7 +262,7 @@ class Engine:
                     if reading is None or not self._beyond_any(rule, reading.value):
                         continue  # nothing to follow: normal and no alert open
                     tracker = self.trackers[key] = Tracker()
-                change = self._step(rule, tracker, reading, now)
+                change = self._step(rule, subject, tracker, reading, now)
                 if change:
                     out.append(change)
                 if tracker.level is None and tracker.since == {WARN: None, ALARM: None}:
@@ -274,7 +274,7 @@ class Engine:
     def _beyond_any(rule: RuleSpec, value: float) -> bool:
         return rule.beyond(value, WARN) or rule.beyond(value, ALARM)
 
-    def _step(self, rule, tracker: Tracker, reading: Reading | None, now) -> Transition | None:
+    def _step(self, rule, subject, tracker: Tracker, reading: Reading | None, now):
         hold, clear = timedelta(seconds=rule.hold_s), timedelta(seconds=rule.clear_s)
         for level in (WARN, ALARM):
             if reading is not None and rule.beyond(reading.value, level):
@@ -307,7 +307,7 @@ class Engine:
             return Transition(
                 kind,
                 rule,
-                reading.subject if reading else (last.subject if last else ""),
+                subject,
                 last.label if last else "",
                 level,
                 value,

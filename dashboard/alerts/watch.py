@@ -20,6 +20,7 @@ in.
 import asyncio
 import logging
 import time
+from dataclasses import replace
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -278,6 +279,7 @@ def write(t: Transition, tz) -> Alert | None:
             return None
     if open_alert is None:
         return None
+    t = replace(t, label=t.label or open_alert.subject_label)  # a restored alert's label
     if t.kind == ESCALATED:
         open_alert.level = t.level
         open_alert.escalated_at = t.at

@@ -19,11 +19,14 @@ def alert_env(receiver, secret=SECRET) -> dict:
 
 
 class Rules:
-    """The Managers' rules page, used through HTTP as a person would."""
+    """The Managers' rules page, used through HTTP as a person would: `Rules(server)` adds
+    a Manager to a `start_dashboard` server; `Rules(client=...)` takes a signed-in one."""
 
-    def __init__(self, server, username="alice"):
-        server.add_user(username, "manager")
-        self.client = server.signed_in_client(username)
+    def __init__(self, server=None, username="alice", *, client=None):
+        if client is None:
+            server.add_user(username, "manager")
+            client = server.signed_in_client(username)
+        self.client = client
 
     def page(self) -> str:
         r = self.client.get("/alerts/rules/")

@@ -105,3 +105,13 @@ def test_an_alert_held_open_in_the_database_is_not_raised_again():
     engine.restore(1, "agent:a1", WARN)
     [t] = engine.evaluate(floor, at(30))
     assert t.kind == ESCALATED
+
+
+def test_an_alert_restored_open_clears_by_its_subject_when_the_condition_is_gone():
+    floor = floor_with()  # the agent is no longer paused when this bridge takes over
+    rule = RuleSpec(1, "Paused", Metric.PAUSED, warn=10, alarm=20, clear_s=1)
+    engine = Engine([rule])
+    engine.restore(1, "agent:a1", ALARM)
+    assert engine.evaluate(floor, at(30)) == []
+    [t] = engine.evaluate(floor, at(31))
+    assert (t.kind, t.subject, t.level, t.at) == (CLEARED, "agent:a1", ALARM, at(31))
