@@ -111,6 +111,15 @@ LIVE_THRESHOLDS = {
     "service_level_alarm_pct": env.int("THRESHOLD_SERVICE_LEVEL_ALARM_PCT", default=70),
 }
 
+# The chat webhook of the alerts (docs/alerts.md): one signed POST per alert transition.
+ALERT_WEBHOOK_URL = env("ALERT_WEBHOOK_URL", default="")
+ALERT_WEBHOOK_SECRET = env("ALERT_WEBHOOK_SECRET", default="")
+ALERT_WEBHOOK_TIMEOUT_S = env.float("ALERT_WEBHOOK_TIMEOUT_S", default=5.0)
+# Tries per transition, 1, 2, 4, 8 and 16 s apart.
+ALERT_WEBHOOK_ATTEMPTS = env.int("ALERT_WEBHOOK_ATTEMPTS", default=6)
+# The dashboard's own address, for the links in the webhook's body (`url`).
+DASHBOARD_URL = env("DASHBOARD_URL", default=f"http://127.0.0.1:{DEMO_PORT}").rstrip("/")
+
 INSTALLED_APPS = [
     "daphne",
     "dashboard.accounts.apps.ManagerAdminConfig",
@@ -128,6 +137,7 @@ INSTALLED_APPS = [
     "dashboard.quality",
     "dashboard.reports",
     "dashboard.wallboard",
+    "dashboard.alerts",
     "dashboard.drilldown",
     "dashboard.main",
     "dashboard.simulator",
@@ -161,6 +171,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "dashboard.accounts.context.navigation",
+                "dashboard.alerts.context.alert_tray",
             ],
         },
     },

@@ -28,5 +28,6 @@ urlpatterns = [
     path("", include("dashboard.quality.urls")),
     path("", include("dashboard.reports.urls")),
     path("", include("dashboard.wallboard.urls")),
+    path("", include("dashboard.alerts.urls")),
     path("", include("dashboard.drilldown.urls")),
 ]

@@ -8,6 +8,8 @@ SLOW_FIRST = [
     "tests/wallboard/test_browser.py",
     "tests/reports/test_browser.py",
     "tests/live/test_browser.py",
+    "tests/alerts/test_alerting.py",
+    "tests/alerts/test_browser.py",
     "tests/upstream/test_bridge.py",
     "tests/reliability/test_faults.py",
     "tests/simulator/test_simulator.py",

@@ -3,7 +3,8 @@ lazy imports inside functions included. docs/architecture.md draws the same pict
 
 Bottom to top: `shared` (what several apps use), then `upstream` (the adapter) and
 `accounts`; `live` above them; `quality`, `reports` and `wallboard` above `live`, which
-may use each other's modules but never their views, and never in a circle; `drilldown`
+may use each other's modules but never their views, and never in a circle; `alerts` beside
+them, above `live` (the composition root hands it what the others know); `drilldown`
 (the agent and call pages) above them all; the composition root (`main`) and `config` on
 top. Apart: the simulator (a peer over sockets: nothing
 imports it, it imports nothing of ours), the harness (`dashboard.testing`, for tests and
@@ -15,7 +16,17 @@ from pathlib import Path
 
 from dashboard.testing.processes import ROOT
 
-PRODUCT = ("shared", "upstream", "accounts", "live", "quality", "reports", "wallboard", "drilldown")
+PRODUCT = (
+    "shared",
+    "upstream",
+    "accounts",
+    "live",
+    "quality",
+    "reports",
+    "wallboard",
+    "alerts",
+    "drilldown",
+)
 PEERS = {"quality", "reports", "wallboard"}
 MAY_IMPORT = {
     "shared": set(),
@@ -23,6 +34,7 @@ MAY_IMPORT = {
     "accounts": {"shared"},
     "live": {"shared", "upstream", "accounts"},
     **{peer: {"shared", "upstream", "accounts", "live", *PEERS} for peer in PEERS},
+    "alerts": {"shared", "upstream", "accounts", "live"},
     "drilldown": {"shared", "upstream", "accounts", "live", *PEERS},
     "config": {*PRODUCT},
     "main": {*PRODUCT, "config"},

@@ -4,7 +4,7 @@ from django.contrib.auth.backends import ModelBackend
 
 from .roles import MANAGER, has_role
 
-MANAGED_APPS = {"accounts", "axes", "live", "quality", "wallboard"}  # axes: lift a lockout
+MANAGED_APPS = {"accounts", "alerts", "axes", "live", "quality", "wallboard"}  # axes: lockouts
 
 
 class ManagerPermissionBackend(ModelBackend):

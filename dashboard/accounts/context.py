@@ -9,6 +9,7 @@ NAVIGATION = [
     ("Live", "/", WALLBOARD),
     ("Campaigns", "/campaigns/", SUPERVISOR),
     ("QA", "/qa/", SUPERVISOR),
+    ("Alerts", "/alerts/", SUPERVISOR),
     ("Coaching", "/coaching/", MANAGER),
     ("Wallboards", "/wallboards/", MANAGER),
 ]

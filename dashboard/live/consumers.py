@@ -19,7 +19,7 @@ from dashboard.accounts.sockets import CLOSE_FORBIDDEN, CLOSE_SIGNED_OUT, Access
 
 from . import fanout
 from .feed import GROUP, LIVE_VIEW, SNAPSHOT_KEY, STATUS_GROUP, STATUS_KEY
-from .groups import FLOOR_CHARTS
+from .groups import ALERTS, FLOOR_CHARTS
 from .handshake import in_thread
 
 WAITING = (
@@ -38,7 +38,7 @@ class PushConsumer(AccessGuard, AsyncWebsocketConsumer):
 
     minimum_role = WALLBOARD
     group = ""
-    also: tuple[str, ...] = (STATUS_GROUP,)  # the header's freshness indicator
+    also: tuple[str, ...] = (STATUS_GROUP, ALERTS)  # the header's freshness and alert tray
     audience = None  # what `group`'s pushes are framed for (None: each push's html)
     version = None  # the version of the view sent, for a versioned group
 
@@ -110,7 +110,7 @@ class LiveConsumer(PushConsumer):
     the parts its page shows (the live view: agents, calls, queues, KPIs and status)."""
 
     group = GROUP
-    also = (FLOOR_CHARTS,)  # the live pushes carry the upstream status themselves
+    also = (FLOOR_CHARTS, ALERTS)  # the live pushes carry the upstream status themselves
     audience = LIVE_VIEW
     version = 0
 

@@ -1,7 +1,7 @@
 """The dashboard's background work: the live bridge to the service, its feed, the
 summaries refresher, the intraday recorder, the processing of stored webhook
-deliveries, the drill-down's journal and its daily purge, wired together here (each is
-handed what the others give it).
+deliveries, the drill-down's journal and its daily purge, the alert engine and its chat
+webhook, wired together here (each is handed what the others give it).
 
 `run_bridge` is what `manage.py bridge` runs on its own (production) and what `manage.py
 serve` runs beside Daphne on the same event loop (one machine: Daphne has no lifespan and
@@ -12,24 +12,31 @@ processor included.
 
 import asyncio
 import logging
+from datetime import timedelta
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 import httpx
 from django.conf import settings
 from django.core.cache import cache
+from django.utils import timezone
 
+from dashboard.alerts.notify import Notifier
+from dashboard.alerts.watch import AlertWatch
 from dashboard.drilldown.journal import Journal
 from dashboard.drilldown.retention import run_retention
 from dashboard.drilldown.tiles import TilePublisher
 from dashboard.live.feed import SNAPSHOT_KEY, LiveFeed
 from dashboard.live.leader import only_when_leading
 from dashboard.live.state import LiveState
+from dashboard.quality.models import Delivery
 from dashboard.quality.processing import run_processor
 from dashboard.quality.publish import publish_qa
+from dashboard.reports.outbound import queue_rows
 from dashboard.reports.publish import campaigns_changed
 from dashboard.reports.recorder import Recorder
 from dashboard.reports.refresher import Refresher
+from dashboard.shared import summaries
 from dashboard.upstream.realtime import Bridge
 from dashboard.upstream.rest import from_settings
 from dashboard.wallboard import panels
@@ -83,6 +90,19 @@ def summaries_changed():
     publish_qa()
 
 
+def alert_figures() -> dict:
+    """What the alert rules read from outside the live state (in a thread, every few
+    seconds): the service's webhook deliveries that failed in the last 15 minutes, and each
+    campaign's pending leads as last pulled."""
+    since = timezone.now() - timedelta(minutes=15)
+    failing = Delivery.objects.filter(
+        status__in=(Delivery.FAILED, Delivery.MALFORMED), received_at__gte=since
+    ).count()
+    names = {x.id: x.name for x in summaries.load("campaigns")["data"] or []}
+    leads = {cid: (names.get(cid, cid), row["pending"]) for cid, row in queue_rows().items()}
+    return {"webhooks_failing": failing, "leads": leads}
+
+
 async def run_bridge(stop: asyncio.Event):
     async with httpx.AsyncClient() as client:
         rest = from_settings(client)
@@ -101,7 +121,10 @@ async def run_bridge(stop: asyncio.Event):
         published = await cache.aget(SNAPSHOT_KEY)
         feed.version = published[0] if published else 0
         journal = Journal()
-        sinks = Sinks(feed, journal)
+        notifier = Notifier()
+        # After the feed: the engine reads the state the feed has just changed.
+        watch = AlertWatch(feed, notifier=notifier, outside=alert_figures)
+        sinks = Sinks(feed, journal, watch)
         bridge = Bridge(socket_url(settings.UPSTREAM_BASE_URL), rest.session, rest, sinks)
         await asyncio.gather(
             feed.run(stop),
@@ -111,6 +134,8 @@ async def run_bridge(stop: asyncio.Event):
             run_processor(stop, on_figures=feed.set_figures),
             journal.run(stop),
             run_retention(stop),
+            watch.run(stop),
+            notifier.run(stop),
         )
 
 

@@ -581,6 +581,21 @@ class Simulator:
         for kind, payload in centre.force_status(agent_id, status, data.get("name")):
             await self.send(ORG_A, kind, payload)
 
+    async def control_queue_load(self, data):
+        centre = self.centres[ORG_A]
+        wanted = data.get("queue")
+        queue = next(
+            (q for q in centre.queues.values() if wanted in (q.id, q.name)),
+            None if wanted else next(iter(centre.queues.values())),
+        )
+        waiting, longest = data.get("waiting"), data.get("longest_wait_s", 0)
+        if queue is None or type(waiting) is not int or waiting < 0 or longest < 0:
+            raise error(400, "bad_request", "queue (id or name), waiting >= 0 and longest_wait_s")
+        centre.now = time.time()
+        for kind, payload in centre.load_queue(queue.id, waiting, longest):
+            await self.send(ORG_A, kind, payload)
+        return {"queue_id": queue.id, "name": queue.name}
+
     async def control_webhook(self, data):
         event = data.get("event")
         if event not in EVENTS:

@@ -202,6 +202,7 @@ class Queue:
     id: str
     name: str
     waiting: list = field(default_factory=list)  # arrival times
+    held: bool = False  # loaded by the control API: the model neither adds nor answers callers
 
     def event(self, now, agents_available):
         longest = int(now - self.waiting[0]) if self.waiting else 0
@@ -506,6 +507,8 @@ class ContactCentre:
     def _inbound(self, dt):
         events, free = [], [a for a in self.agents.values() if a.status == "available"]
         for queue in self.queues.values():
+            if queue.held:
+                continue
             changed = False
             if self.rng.random() < dt * 0.12:
                 queue.waiting.append(self.now)
@@ -530,6 +533,15 @@ class ContactCentre:
         agent.until = self.now + 3600  # stays put until the model moves it on much later
         events.append(self.set_status(agent, status, agent.call_id if call else None))
         return events
+
+    def load_queue(self, queue_id: str, waiting: int, longest_wait_s: float):
+        """Put `waiting` callers in a queue, the first waiting `longest_wait_s` already, and
+        hold it so (the model answers none) until it is loaded with 0; its stats event."""
+        queue = self.queues[queue_id]
+        queue.waiting = [self.now - longest_wait_s] + [self.now] * (waiting - 1) if waiting else []
+        queue.held = waiting > 0
+        free = sum(1 for a in self.agents.values() if a.status == "available")
+        return [queue.event(self.now, free)]
 
     def business_event(self, event: str, agent_id: str | None = None):
         """One webhook record of the given kind, made now and consistent with the REST truth

@@ -1,6 +1,7 @@
 """A small webhook receiver on 127.0.0.1 that records deliveries and answers as told."""
 
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -8,11 +9,13 @@ class Receiver:
     def __init__(self, statuses=()):
         self.statuses = list(statuses)  # answers to give, in order; then 200
         self.received: list[tuple[dict, bytes]] = []
+        self.received_at: list[float] = []  # time.time() of each, as it was read
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                receiver.received_at.append(time.time())
                 receiver.received.append(({k.lower(): v for k, v in self.headers.items()}, body))
                 status = receiver.statuses.pop(0) if receiver.statuses else 200
                 self.send_response(status)

@@ -9,12 +9,14 @@ one closes itself at the expiry time. Either way the screen is told why before t
 
 import asyncio
 
+from django.core.cache import cache
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.html import format_html
 
 from dashboard.live.consumers import CLOSE_FORBIDDEN, LiveConsumer
 from dashboard.live.feed import wallboard
+from dashboard.live.groups import ALERTS_BOARD, ALERTS_BOARD_AGENTS, alerts_key
 from dashboard.live.handshake import in_thread
 
 from .build import build_id
@@ -38,11 +40,16 @@ class WallboardConsumer(LiveConsumer):
         if link is None or link.state != KioskLink.ACTIVE:
             await self.refuse(link.state if link else "invalid", link)
             return
-        self.also, self.audience = (link.group,), wallboard(link.panels)
+        # The alerts' banner: a link that shows no agents is not told about one agent.
+        banner = ALERTS_BOARD_AGENTS if "agents" in link.panels else ALERTS_BOARD
+        self.also, self.audience = (link.group, banner), wallboard(link.panels)
         await self.send(
             text_data=format_html('<div id="build" hidden data-build="{}"></div>', build_id())
         )
         await self.send_snapshot()
+        alerts = await in_thread(cache.get)(alerts_key(banner))
+        if alerts:
+            await self.send(text_data=alerts)
         await self.follow()
         self.expiry = asyncio.ensure_future(self.expire(link))
 

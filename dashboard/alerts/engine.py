@@ -1,0 +1,424 @@
+"""The alert engine's evaluation: rules + what the floor shows + now -> transitions.
+
+Pure: no I/O, no clock of its own. `readings(rule, floor, now)` reads each subject's value
+from the live state (and the figures handed in from outside it); `Engine.evaluate(now)`
+compares them with the rules' limits and returns the transitions (raised, escalated,
+cleared) that fell due, each dated at the moment it truly fell due:
+
+- a level is *held* once the value has been at or past its limit for the rule's `hold_s`;
+  the alert is raised at the highest level held, and escalates (warn to alarm) when the
+  alarm level is held; it never steps down while open;
+- it clears once the value has been back on the good side of the warning limit for
+  `clear_s` (no flapping); a subject that is gone (the agent left the state, the queue is
+  empty) counts as back to normal.
+
+Values that grow with time between events (a caller's wait, an agent's time in a state,
+the service connection's time down) carry their `rate`, so the engine knows the exact
+moment a limit is crossed even between events, and `next_due(now)` says when the next
+transition can fall due: the loop sleeps until then, not a whole tick, and fires on time.
+"""
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, tzinfo
+
+from dashboard.live.state import LiveState, service_level_pct
+
+from .models import AGENT_STATES, ALARM, ALL, CAMPAIGN, METRICS, QUEUE, TEAM, WARN, Metric
+
+RAISED, ESCALATED, CLEARED = "raised", "escalated", "cleared"
+
+
+@dataclass(frozen=True)
+class RuleSpec:
+    """A rule as the engine reads it (a model row's values, or made by hand in tests)."""
+
+    id: int
+    name: str
+    metric: str
+    scope: str = ALL
+    scope_value: str = ""
+    warn: float | None = None
+    alarm: float | None = None
+    hold_s: float = 0
+    clear_s: float = 10
+
+    @classmethod
+    def of(cls, rule) -> "RuleSpec":
+        return cls(
+            rule.id,
+            rule.name,
+            rule.metric,
+            rule.scope,
+            rule.scope_value,
+            rule.warn,
+            rule.alarm,
+            rule.hold_s,
+            rule.clear_s,
+        )
+
+    @property
+    def low_is_bad(self) -> bool:
+        return METRICS[self.metric][2]
+
+    @property
+    def unit(self) -> str:
+        return METRICS[self.metric][1]
+
+    def limit(self, level: str) -> float | None:
+        return self.warn if level == WARN else self.alarm
+
+    def beyond(self, value: float, level: str) -> bool:
+        limit = self.limit(level)
+        if limit is None:
+            return False
+        return value <= limit if self.low_is_bad else value >= limit
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One subject's value. `rate`: how much it grows per second until the next input."""
+
+    subject: str  # "queue:<id>", "agent:<id>", "team:<name>", "floor", "service", ...
+    label: str  # "Sales queue", "Ann Lee", "the floor"
+    value: float
+    rate: float = 0.0
+    url: str = ""
+    tile: str = ""  # a CSS selector of the tile showing it (live view and wallboard)
+
+    def at(self, now: datetime, when: datetime) -> float:
+        return self.value + self.rate * (when - now).total_seconds()
+
+
+@dataclass
+class Floor:
+    """What the engine reads: the live state, the upstream status, the feed's figures
+    (from the webhook records), and figures from outside the live state (delivery failures,
+    campaigns' pending leads) that the composition root hands in."""
+
+    state: LiveState
+    upstream: dict = field(default_factory=dict)  # {"state", "since": datetime | None}
+    figures: dict = field(default_factory=dict)  # {"open_critical": n, ...}
+    outside: dict = field(default_factory=dict)  # {"webhooks_failing": n, "leads": {...}}
+
+
+@dataclass(frozen=True)
+class Transition:
+    kind: str  # raised, escalated, cleared
+    rule: RuleSpec
+    subject: str
+    label: str
+    level: str  # the alert's level after the transition
+    value: float  # the value when it was found
+    limit: float  # the limit of that level
+    at: datetime  # when it fell due (held its duration, or back to normal long enough)
+    found_at: datetime  # the evaluation that found it (at <= found_at)
+    since: datetime | None = None  # when the value crossed the level's limit
+    url: str = ""
+    tile: str = ""
+
+
+@dataclass
+class Tracker:
+    """One rule and subject: the open alert's level, and since when each level is passed."""
+
+    level: str | None = None  # the open alert's level; None when none is open
+    since: dict = field(default_factory=lambda: {WARN: None, ALARM: None})
+    normal_since: datetime | None = None
+    seen_at: datetime | None = None  # the last evaluation
+    reading: Reading | None = None
+
+
+def matches(wanted: str, *names) -> bool:
+    wanted = wanted.strip().casefold()
+    return any(wanted == (n or "").strip().casefold() for n in names)
+
+
+def queue_label(name: str) -> str:
+    return name if name.casefold().endswith("queue") else f"{name} queue"
+
+
+def readings(rule: RuleSpec, floor: Floor, now: datetime) -> list[Reading]:
+    """Each subject's value for the rule, in its scope."""
+    state, metric = floor.state, rule.metric
+    scope, wanted = rule.scope, rule.scope_value
+    out = []
+    if metric in (Metric.LONGEST_WAIT, Metric.CALLS_WAITING) or (
+        metric == Metric.AGENTS_AVAILABLE and scope != TEAM
+    ):
+        for q in state.queues.values():
+            if scope == QUEUE and not matches(wanted, q.id, q.name):
+                continue
+            if metric == Metric.LONGEST_WAIT:
+                growing = q.waiting > 0
+                value = q.longest_wait_s + max(0.0, (now - q.at).total_seconds()) if growing else 0
+                rate = 1.0 if growing else 0.0
+            else:
+                value = q.waiting if metric == Metric.CALLS_WAITING else q.agents_available
+                rate = 0.0
+            out.append(
+                Reading(
+                    f"queue:{q.id}",
+                    queue_label(q.name),
+                    value,
+                    rate,
+                    f"/#queue-{q.id}",
+                    f"#queue-{q.id}",
+                )
+            )
+    elif metric == Metric.AGENTS_AVAILABLE:  # a team's
+        count = sum(
+            1 for a in state.agents.values() if a.status == "available" and matches(wanted, a.team)
+        )
+        out.append(Reading(f"team:{wanted}", f"team {wanted}", count, 0.0, "/", ""))
+    elif metric in AGENT_STATES:
+        status = AGENT_STATES[metric]
+        for a in state.agents.values():
+            if a.status != status or a.since is None:
+                continue
+            if scope == TEAM and not matches(wanted, a.team):
+                continue
+            spent = max(0.0, (now - a.since).total_seconds())
+            out.append(
+                Reading(
+                    f"agent:{a.agent_id}",
+                    a.name or a.agent_id,
+                    spent,
+                    1.0,
+                    f"/agents/{a.agent_id}/",
+                    f"#agent-{a.agent_id}",
+                )
+            )
+    elif metric == Metric.SERVICE_LEVEL:
+        pct = service_level_pct(state.day.totals)
+        if pct is not None:
+            out.append(Reading("floor", "the floor", pct, 0.0, "/", '#kpis [data-limit="wait"]'))
+    elif metric == Metric.COACHING:
+        count = floor.figures.get("open_critical")
+        if count is not None:
+            url = "/coaching/?severity=critical&status=open"
+            out.append(Reading("coaching", "coaching", count, 0.0, url, "#wb-alerts"))
+    elif metric == Metric.SERVICE_DOWN:
+        status, since = floor.upstream.get("state"), floor.upstream.get("since")
+        if status and status != "connected" and since is not None:
+            down = max(0.0, (now - since).total_seconds())
+            out.append(Reading("service", "the service connection", down, 1.0, "/readyz", ""))
+    elif metric == Metric.WEBHOOKS_FAILING:
+        failing = floor.outside.get("webhooks_failing")
+        if failing is not None:
+            out.append(Reading("webhooks", "the service's webhooks", failing, 0.0, "/", ""))
+    elif metric == Metric.PENDING_LEADS:
+        for campaign_id, (name, pending) in (floor.outside.get("leads") or {}).items():
+            if scope == CAMPAIGN and not matches(wanted, campaign_id, name):
+                continue
+            if pending is None:
+                continue
+            url = f"/campaigns/{campaign_id}/"
+            out.append(Reading(f"campaign:{campaign_id}", f"campaign {name}", pending, 0.0, url))
+    return out
+
+
+class Engine:
+    """The trackers of every rule and subject; `evaluate` returns what fell due."""
+
+    def __init__(self, rules: list[RuleSpec] = ()):
+        self.rules: dict[int, RuleSpec] = {r.id: r for r in rules}
+        self.trackers: dict[tuple[int, str], Tracker] = {}
+        self.last: tuple = (None, {})  # (when, the readings of each rule then)
+
+    def set_rules(self, rules: list[RuleSpec]) -> list[tuple[int, str]]:
+        """Replace the rules; the open alerts of rules gone (deleted or disabled) are
+        returned as (rule id, subject), and forgotten. A changed rule starts its timers over."""
+        new = {r.id: r for r in rules}
+        gone = []
+        for key, tracker in list(self.trackers.items()):
+            rule_id = key[0]
+            if rule_id not in new:
+                if tracker.level:
+                    gone.append(key)
+                del self.trackers[key]
+            elif new[rule_id] != self.rules.get(rule_id):
+                tracker.since = {WARN: None, ALARM: None}
+                tracker.normal_since = None
+        self.rules = new
+        self.last = (None, {})
+        return gone
+
+    def restore(self, rule_id: int, subject: str, level: str):
+        """An alert the database holds open (a previous leader's, or before a restart)."""
+        self.trackers[(rule_id, subject)] = Tracker(level=level)
+
+    def evaluate(self, floor: Floor, now: datetime) -> list[Transition]:
+        out = []
+        seen = {}
+        for rule in self.rules.values():
+            seen[rule.id] = readings(rule, floor, now)
+            found = {r.subject: r for r in seen[rule.id]}
+            subjects = set(found) | {s for (rid, s) in self.trackers if rid == rule.id}
+            for subject in subjects:
+                key = (rule.id, subject)
+                tracker = self.trackers.get(key)
+                reading = found.get(subject)
+                if tracker is None:
+                    if reading is None or not self._beyond_any(rule, reading.value):
+                        continue  # nothing to follow: normal and no alert open
+                    tracker = self.trackers[key] = Tracker()
+                change = self._step(rule, subject, tracker, reading, now)
+                if change:
+                    out.append(change)
+                if tracker.level is None and tracker.since == {WARN: None, ALARM: None}:
+                    del self.trackers[key]
+        self.last = (now, seen)
+        return out
+
+    @staticmethod
+    def _beyond_any(rule: RuleSpec, value: float) -> bool:
+        return rule.beyond(value, WARN) or rule.beyond(value, ALARM)
+
+    def _step(self, rule, subject, tracker: Tracker, reading: Reading | None, now):
+        hold, clear = timedelta(seconds=rule.hold_s), timedelta(seconds=rule.clear_s)
+        for level in (WARN, ALARM):
+            if reading is not None and rule.beyond(reading.value, level):
+                if tracker.since[level] is None:
+                    tracker.since[level] = self._crossed(rule, tracker, reading, level, now)
+            else:
+                tracker.since[level] = None
+        normal = reading is None or not self._beyond_any(rule, reading.value)
+        if normal:
+            tracker.normal_since = tracker.normal_since or now
+        else:
+            tracker.normal_since = None
+        tracker.seen_at = now
+        if reading is not None:
+            tracker.reading = reading
+
+        held = [
+            level
+            for level in (ALARM, WARN)
+            if tracker.since[level] and tracker.since[level] + hold <= now
+        ]
+        target = held[0] if held else None
+        last = tracker.reading
+        value = reading.value if reading is not None else (last.value if last else 0.0)
+
+        def transition(kind, level, at, since=None):
+            limit = rule.limit(level if kind != CLEARED else WARN)
+            if limit is None:
+                limit = rule.limit(ALARM if rule.warn is None else WARN) or 0.0
+            return Transition(
+                kind,
+                rule,
+                subject,
+                last.label if last else "",
+                level,
+                value,
+                limit,
+                at,
+                now,
+                since,
+                last.url if last else "",
+                last.tile if last else "",
+            )
+
+        if tracker.level is None and target:
+            tracker.level = target
+            return transition(RAISED, target, tracker.since[target] + hold, tracker.since[target])
+        if tracker.level == WARN and target == ALARM:
+            tracker.level = ALARM
+            return transition(ESCALATED, ALARM, tracker.since[ALARM] + hold, tracker.since[ALARM])
+        if tracker.level and tracker.normal_since and tracker.normal_since + clear <= now:
+            level, at = tracker.level, tracker.normal_since + clear
+            tracker.level, tracker.normal_since = None, None
+            return transition(CLEARED, level, at)
+        return None
+
+    @staticmethod
+    def _crossed(rule, tracker: Tracker, reading: Reading, level: str, now) -> datetime:
+        """When the value crossed the limit: for a growing value, the exact moment (not
+        before this subject's last evaluation, which saw it on the good side); else now."""
+        if reading.rate > 0 and not rule.low_is_bad:
+            over = (reading.value - rule.limit(level)) / reading.rate
+            crossed = now - timedelta(seconds=over)
+            if tracker.seen_at is not None:
+                crossed = max(crossed, tracker.seen_at)
+            return min(crossed, now)
+        return now
+
+    def next_due(self, floor: Floor, now: datetime) -> datetime | None:
+        """The earliest moment after `now` at which a transition may fall due without any
+        new input: a level's hold running out, a clear's wait running out, or a growing
+        value reaching a limit plus its hold."""
+        due = []
+        for (rule_id, _), tracker in self.trackers.items():
+            rule = self.rules.get(rule_id)
+            if rule is None:
+                continue
+            hold = timedelta(seconds=rule.hold_s)
+            for level in (WARN, ALARM):
+                since = tracker.since[level]
+                if since is not None and (tracker.level is None or tracker.level == WARN):
+                    due.append(since + hold)
+            if tracker.level and tracker.normal_since:
+                due.append(tracker.normal_since + timedelta(seconds=rule.clear_s))
+        then, seen = self.last  # the last evaluation's readings, grown since, if any
+        for rule in self.rules.values():
+            if rule.low_is_bad:
+                continue
+            hold = timedelta(seconds=rule.hold_s)
+            found = seen.get(rule.id) if then else None
+            for reading in readings(rule, floor, now) if found is None else found:
+                if reading.rate <= 0:
+                    continue
+                value = reading.at(then, now) if found is not None else reading.value
+                for level in (WARN, ALARM):
+                    limit = rule.limit(level)
+                    if limit is not None and value < limit:
+                        due.append(now + timedelta(seconds=(limit - value) / reading.rate) + hold)
+        later = [d for d in due if d > now]
+        return min(later) if later else None
+
+
+def duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds >= 3600:
+        return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def amount(value: float, unit: str) -> str:
+    if unit == "s":
+        return duration(value)
+    if unit == "%":
+        return f"{value:g}%"
+    return f"{value:g}"
+
+
+WHAT = {
+    Metric.LONGEST_WAIT: "longest wait in {label} is {value}",
+    Metric.CALLS_WAITING: "{value} calls waiting in {label}",
+    Metric.SERVICE_LEVEL: "service level today is {value}",
+    Metric.AGENTS_AVAILABLE: "{value} agents available in {label}",
+    Metric.RINGING: "{label} has been ringing for {value}",
+    Metric.WRAP_UP: "{label} has been in wrap-up for {value}",
+    Metric.PAUSED: "{label} has been paused for {value}",
+    Metric.COACHING: "{value} critical coaching alerts are open",
+    Metric.SERVICE_DOWN: "the service connection has been down for {value}",
+    Metric.WEBHOOKS_FAILING: "{value} service webhook deliveries failed in the last 15 minutes",
+    Metric.PENDING_LEADS: "{label} has {value} pending leads left",
+}
+
+
+def sentence(t: Transition, tz: tzinfo, raised_at: datetime | None = None) -> str:
+    """One plain sentence, as the tray and the chat tools show it, e.g. "Alarm: longest
+    wait in Sales queue is 2:35 (limit 2:00), since 10:41." """
+    rule = t.rule
+    if t.kind == CLEARED:
+        raised = (raised_at or t.at).astimezone(tz).strftime("%H:%M")
+        cleared = t.at.astimezone(tz).strftime("%H:%M")
+        return (
+            f"Cleared: {rule.name} for {t.label} is back to normal since {cleared}"
+            f" (raised at {raised})."
+        )
+    what = WHAT[rule.metric].format(label=t.label, value=amount(t.value, rule.unit))
+    level = "Alarm" if t.level == ALARM else "Warning"
+    since = (t.since or t.at).astimezone(tz).strftime("%H:%M")
+    return f"{level}: {what} (limit {amount(t.limit, rule.unit)}), since {since}."

@@ -1,0 +1,38 @@
+"""What the alerts pages show (the views stay thin)."""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from .models import METRICS, Alert, AlertDelivery, Rule
+from .tray import ordered
+
+
+def alerts_context() -> dict:
+    open_alerts = ordered(
+        Alert.objects.filter(cleared_at__isnull=True).select_related("rule", "acknowledged_by")
+    )
+    since = timezone.now() - timedelta(days=1)
+    cleared = (
+        Alert.objects.filter(cleared_at__gte=since)
+        .select_related("rule", "acknowledged_by")
+        .order_by("-cleared_at")[:100]
+    )
+    return {"open_alerts": open_alerts, "cleared": cleared}
+
+
+def rules_context(form=None, editing=None) -> dict:
+    return {
+        "rules": Rule.objects.all(),
+        "form": form,
+        "editing": editing,
+        "metrics": [(k, v[0], v[1], v[2], v[3]) for k, v in METRICS.items()],
+    }
+
+
+def deliveries_context() -> dict:
+    return {
+        "deliveries": AlertDelivery.objects.select_related("alert__rule")[:200],
+        "webhook_url": bool(settings.ALERT_WEBHOOK_URL),
+    }

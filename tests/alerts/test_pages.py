@@ -1,0 +1,178 @@
+"""The alerts pages through Django's test client: the Managers' rules form and its errors,
+who may see what, acknowledging from the tray (CSRF enforced), the tray in every page."""
+
+import re
+from html import unescape
+
+from django.test import Client
+from django.utils import timezone
+
+from dashboard.alerts.models import Alert, Rule
+
+GOOD = {
+    "name": "Sales wait",
+    "metric": "longest_wait",
+    "scope": "queue",
+    "scope_value": "Sales",
+    "warn": "60",
+    "alarm": "120",
+    "hold_s": "30",
+    "clear_s": "10",
+    "enabled": "on",
+}
+
+
+def errors(response) -> dict[str, str]:
+    """The form's error messages by field, as the page shows them."""
+    text = response.content.decode()
+    found = re.findall(
+        r'<p class="alert field-error" role="alert" data-field="(\w+)">([^<]*)</p>', text
+    )
+    return {field: unescape(message) for field, message in found}
+
+
+def test_the_product_ships_default_rules_matching_todays_thresholds(db, settings):
+    t = settings.LIVE_THRESHOLDS
+    rules = {r.metric: r for r in Rule.objects.all()}
+    assert (rules["longest_wait"].warn, rules["longest_wait"].alarm) == (
+        t["wait_warn_s"],
+        t["wait_alarm_s"],
+    )
+    assert (rules["service_level"].warn, rules["service_level"].alarm) == (
+        t["service_level_warn_pct"],
+        t["service_level_alarm_pct"],
+    )
+    for metric, name in (
+        ("agent_ringing", "ringing"),
+        ("agent_wrap_up", "wrap_up"),
+        ("agent_paused", "pause"),
+    ):
+        assert (rules[metric].warn, rules[metric].alarm) == (
+            t[f"{name}_warn_s"],
+            t[f"{name}_alarm_s"],
+        )
+    assert {"critical_coaching", "service_down", "webhooks_failing"} <= set(rules)
+
+
+def test_rules_are_for_managers(alice, bob, carol, client):
+    assert client.get("/alerts/rules/").status_code == 302
+    for user, status in ((carol, 403), (bob, 403), (alice, 200)):
+        client.force_login(user)
+        assert client.get("/alerts/rules/").status_code == status
+        assert client.get("/alerts/deliveries/").status_code == status
+    client.force_login(bob)
+    assert client.get("/alerts/").status_code == 200
+
+
+def test_a_manager_adds_a_rule(alice, client_for):
+    r = client_for(alice).post("/alerts/rules/", GOOD)
+    assert r.status_code == 302
+    rule = Rule.objects.get(name="Sales wait")
+    assert (rule.scope_value, rule.warn, rule.alarm, rule.hold_s) == ("Sales", 60, 120, 30)
+
+
+def test_bad_rule_input_gets_a_clear_error_beside_its_field(alice, client_for):
+    client = client_for(alice)
+    cases = [
+        ({"warn": "", "alarm": ""}, "warn", "Give a warning limit, an alarm limit, or both."),
+        (
+            {"warn": "120", "alarm": "60"},
+            "alarm",
+            "The alarm limit must be at or above the warning limit.",
+        ),
+        ({"warn": "-5"}, "warn", "A limit cannot be negative."),
+        ({"scope_value": ""}, "scope_value", "Name the queue this rule watches."),
+        (
+            {"scope": "team", "scope_value": "Red"},
+            "scope",
+            "“Longest wait in a queue” can only watch everything or a queue.",
+        ),
+        (
+            {"scope": "all", "scope_value": "Sales"},
+            "scope_value",
+            "Leave this empty when the rule watches everything.",
+        ),
+        ({"warn": "abc"}, "warn", "Enter a number."),
+        ({"hold_s": "-1"}, "hold_s", "Ensure this value is greater than or equal to 0."),
+        (
+            {
+                "metric": "service_level",
+                "scope": "all",
+                "scope_value": "",
+                "warn": "70",
+                "alarm": "80",
+            },
+            "alarm",
+            "For “Service level today” low is bad: the alarm limit must be at or below the"
+            " warning limit.",
+        ),
+        (
+            {
+                "metric": "service_level",
+                "scope": "all",
+                "scope_value": "",
+                "warn": "170",
+                "alarm": "80",
+            },
+            "warn",
+            "Service level is a percentage: 0 to 100.",
+        ),
+        (
+            {"metric": "nonsense"},
+            "metric",
+            "Select a valid choice. nonsense is not one of the available choices.",
+        ),
+    ]
+    before = Rule.objects.count()
+    for change, field, message in cases:
+        r = client.post("/alerts/rules/", {**GOOD, **change})
+        assert r.status_code == 400, change
+        assert "The rule was not saved" in r.content.decode()
+        assert errors(r).get(field) == message, (change, errors(r))
+    assert Rule.objects.count() == before
+
+
+def open_alert(rule, **fields):
+    return Alert.objects.create(
+        rule=rule,
+        subject="queue:q1",
+        subject_label="Sales queue",
+        url="/#queue-q1",
+        level="alarm",
+        value=150,
+        limit=120,
+        text="Alarm: longest wait in Sales queue is 2:30 (limit 2:00), since 10:41.",
+        raised_at=timezone.now(),
+        **fields,
+    )
+
+
+def test_the_tray_is_on_every_signed_in_page_and_acknowledging_needs_csrf(alice, bob, carol):
+    rule = Rule.objects.get(metric="longest_wait")
+    alert = open_alert(rule)
+    from dashboard.alerts import tray
+
+    tray.publish()
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(bob)
+    page = browser.get("/qa/").content.decode()
+    assert 'id="alert-tray"' in page and alert.text in page and 'data-level="alarm"' in page
+    assert browser.post(f"/alerts/{alert.pk}/acknowledge/").status_code == 403  # no token
+    token = browser.cookies["csrftoken"].value
+    r = browser.post(
+        f"/alerts/{alert.pk}/acknowledge/",
+        HTTP_X_CSRFTOKEN=token,
+        HTTP_X_REQUESTED_WITH="fetch",
+    )
+    assert r.status_code == 204
+    alert.refresh_from_db()
+    assert alert.acknowledged_by == bob and alert.acknowledged_at and alert.cleared_at is None
+    page = browser.get("/qa/").content.decode()
+    assert "Acknowledged by bob at" in page
+    again = browser.post(
+        f"/alerts/{alert.pk}/acknowledge/", HTTP_X_CSRFTOKEN=token, HTTP_X_REQUESTED_WITH="fetch"
+    )
+    assert again.status_code == 409
+    viewer = Client()
+    viewer.force_login(carol)
+    assert viewer.post(f"/alerts/{alert.pk}/acknowledge/").status_code == 403
