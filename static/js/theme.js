@@ -1,0 +1,41 @@
+/* The header's theme choice (templates/accounts/_header.html): applied at once, kept for
+ * the person on the server (dashboard/accounts/views.py), without leaving the page. Without
+ * this script the form posts and comes back; base.html sets data-theme from the setting,
+ * so the page is drawn in its theme from the first frame. */
+(() => {
+  "use strict";
+
+  const form = document.getElementById("theme-form");
+  if (!form) return;
+  const choice = form.elements.theme;
+  const meta = document.querySelector('meta[name="color-scheme"]');
+  form.querySelector("button[type=submit]").hidden = true;
+
+  function apply(theme) {
+    const root = document.documentElement;
+    if (theme === "light" || theme === "dark") {
+      root.dataset.theme = theme;
+      if (meta) meta.content = theme;
+    } else {
+      delete root.dataset.theme;
+      if (meta) meta.content = "light dark";
+    }
+  }
+
+  choice.addEventListener("change", async () => {
+    const before = document.documentElement.dataset.theme || "system";
+    apply(choice.value);
+    try {
+      const r = await fetch(form.action, {
+        method: "POST",
+        body: new FormData(form),
+        headers: { "X-Theme-Request": "1" },
+        credentials: "same-origin",
+      });
+      if (!r.ok) throw new Error(await r.text());
+    } catch (_err) {
+      apply(before); // not kept: show what is kept
+      choice.value = before;
+    }
+  });
+})();
