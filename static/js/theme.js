@@ -22,20 +22,27 @@
     }
   }
 
-  choice.addEventListener("change", async () => {
+  // One request at a time, in order: arrow keys through the list send one per step, and
+  // the last choice must be the one kept.
+  let queue = Promise.resolve();
+  choice.addEventListener("change", () => {
     const before = document.documentElement.dataset.theme || "system";
     apply(choice.value);
-    try {
-      const r = await fetch(form.action, {
-        method: "POST",
-        body: new FormData(form),
-        headers: { "X-Theme-Request": "1" },
-        credentials: "same-origin",
-      });
-      if (!r.ok) throw new Error(await r.text());
-    } catch (_err) {
-      apply(before); // not kept: show what is kept
-      choice.value = before;
-    }
+    const body = new FormData(form);
+    queue = queue.then(async () => {
+      try {
+        const r = await fetch(form.action, {
+          method: "POST",
+          body,
+          headers: { "X-Theme-Request": "1" },
+          credentials: "same-origin",
+        });
+        if (!r.ok) throw new Error(await r.text());
+        form.dataset.kept = body.get("theme");
+      } catch (_err) {
+        apply(before); // not kept: show what is kept
+        choice.value = before;
+      }
+    });
   });
 })();

@@ -13,6 +13,7 @@ from dashboard.testing.servers import start_dashboard
 from dashboard.testing.simulator import start_simulator
 
 ROLES = {"supervisor": "sam", "manager": "mia", "wallboard": "wes"}
+DARK = "dora"  # a Manager who chose the dark theme, whatever her screen's setting
 LOW_LIMITS = (
     "from dashboard.live.models import Thresholds; "
     "Thresholds.objects.filter(pk=Thresholds.current().pk).update("
@@ -31,10 +32,11 @@ class Floor:
         return self.server.url
 
     def context(self, role=None, color_scheme="light", **options):
-        """A browser context signed in as `role` (None: signed out), in `color_scheme`."""
+        """A browser context signed in as `role` (None: signed out; or a username), in the
+        system colour scheme `color_scheme`."""
         if role and role not in self.states:
             context = self.browser.new_context()
-            sign_in(context.new_page(), self.server, ROLES[role])
+            sign_in(context.new_page(), self.server, ROLES.get(role, role))
             self.states[role] = context.storage_state()
             context.close()
         return self.browser.new_context(
@@ -58,6 +60,14 @@ def floor(tmp_path_factory, browser):
         server.manage("shell", "-c", LOW_LIMITS)
         for role, name in ROLES.items():
             server.add_user(name, role)
+        server.add_user(DARK, "manager")
+        server.manage(
+            "shell",
+            "-c",
+            "from django.contrib.auth.models import User; "
+            "from dashboard.accounts.models import Preferences; "
+            f"Preferences.objects.create(user=User.objects.get(username='{DARK}'), theme='dark')",
+        )
         yield Floor(sim, server, browser)
     finally:
         server.stop()

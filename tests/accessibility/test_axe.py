@@ -23,7 +23,27 @@ PAGES = [
     ("agent", "supervisor", "/agents/{agent}/", "main .panel"),
     ("call", "manager", "/calls/{call}/", "main .panel"),
     ("search", "supervisor", "/search/?q=a", "main"),
+    ("preferences", "supervisor", "/accounts/preferences/", "main form"),
+    # The person's own dark theme on a light screen (data-theme, not the media query)
+    ("live-chosen-dark", "dora", "/", LIVE),
+    ("coaching-chosen-dark", "dora", "/coaching/", "#alerts-body tr.alert-row"),
+    ("qa-chosen-dark", "dora", "/qa/", "main .panel"),
 ]
+
+
+def test_the_header_menu_open_has_no_wcag_violation(floor):
+    for scheme in SCHEMES:
+        context = floor.context("supervisor", color_scheme=scheme)
+        try:
+            page = context.new_page()
+            page.goto(floor.url + "/?state=paused")
+            page.click("#views-menu summary")
+            page.wait_for_selector("#save-view", state="visible")
+            found = violations(page)
+            screenshot(page, f"a11y-views-menu-{scheme}")
+            assert not found, f"the open Views menu ({scheme}):\n{report(found)}"
+        finally:
+            context.close()
 
 
 def test_axe_is_vendored_with_its_licence():
