@@ -12,14 +12,14 @@
   "use strict";
 
   const announcer = document.getElementById("announcer");
-  let lastSaid = "";
+  let pending = 0;
 
   function announce(text) {
     if (!announcer || !text) return;
-    // The same words twice in a row are said again only after the region was emptied.
-    announcer.textContent = text === lastSaid ? "" : announcer.textContent;
-    lastSaid = text;
-    window.setTimeout(() => {
+    // Emptied first, then filled: the same words twice in a row are said twice.
+    announcer.textContent = "";
+    window.clearTimeout(pending);
+    pending = window.setTimeout(() => {
       announcer.textContent = text;
     }, 50);
   }
@@ -43,8 +43,8 @@
       if (state === "live") {
         if (wasLive && before !== "live") announce("Live again: the data is up to date.");
         wasLive = true;
-      } else if (state === "reconnecting" && !wasLive) {
-        // the first connection of the page: nothing was lost yet
+      } else if (!wasLive) {
+        // the page's first connection (socket, then the service's status): nothing lost yet
       } else if (SAY[state]) {
         announce(SAY[state]());
       }

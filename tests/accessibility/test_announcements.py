@@ -1,8 +1,16 @@
 """Screen readers: the live floor's changes are not announced one by one, but the service
 dropping and coming back is, politely, through the page's one live region; reduced motion
-turns transitions and animations off."""
+turns transitions and animations off; a new critical alert is announced once."""
+
+import json
+import re
+
+import httpx
 
 from dashboard.testing.browsers import screenshot
+from dashboard.testing.deliveries import ALERT, delivery
+from dashboard.testing.servers import WEBHOOK_SECRET
+from dashboard.upstream.webhooks import signature
 
 LIVE = "#agents .agent >> nth=39"
 RECORD = """() => {
@@ -65,3 +73,48 @@ def test_reduced_motion_turns_transitions_and_animations_off(floor):
         assert durations == []
     finally:
         context.close()
+
+
+def post_critical_alert(floor, alert_id):
+    """A signed coaching_alert delivery, critical, as the service would send it."""
+    data = {**ALERT, "alert_id": alert_id, "agent_id": floor.sim.agents()[4]["agentId"]}
+    body = json.loads(delivery(data=data))
+    body["organization_id"] = floor.sim.org_a
+    raw = json.dumps(body).encode()
+    r = httpx.post(
+        f"{floor.url}/webhooks/service/",
+        content=raw,
+        headers={
+            "content-type": "application/json",
+            "x-webhook-event": "coaching_alert",
+            "x-webhook-signature": signature(WEBHOOK_SECRET, raw),
+        },
+        timeout=10,
+    )
+    assert r.status_code < 300, r.text
+
+
+def test_a_new_critical_alert_is_announced_on_the_live_view_and_the_coaching_page(floor):
+    live = floor.context("manager")
+    coaching = floor.context("manager")
+    try:
+        floor_page = live.new_page()
+        floor_page.goto(floor.url + "/")
+        floor_page.wait_for_selector(LIVE, state="attached", timeout=60_000)
+        floor_page.wait_for_selector("#conn[data-state=live]")
+        floor_page.evaluate(RECORD)
+        alerts_page = coaching.new_page()
+        alerts_page.goto(floor.url + "/coaching/")
+        alerts_page.wait_for_selector("#conn[data-state=live]")
+        alerts_page.evaluate(RECORD)
+
+        post_critical_alert(floor, "a11y-critical-1")
+        alerts_page.wait_for_function("() => window.said.length >= 1", timeout=10_000)
+        said = alerts_page.evaluate("window.said")
+        assert said[0].startswith("New critical coaching alert: Long hold"), said
+        floor_page.wait_for_function("() => window.said.length >= 1", timeout=10_000)
+        said = floor_page.evaluate("window.said")
+        assert re.fullmatch(r"\d+ open critical coaching alerts?\.", said[0]), said
+    finally:
+        live.close()
+        coaching.close()
