@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth
 from django.urls import include, path
 
+from dashboard.accounts import views as account_views
 from dashboard.live import health
 from dashboard.live import views as live_views
 from dashboard.reports.metrics import floor_charts
@@ -17,6 +18,10 @@ accounts = [
         auth.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
+    path("preferences/", account_views.preferences, name="preferences"),
+    path("preferences/theme/", account_views.set_theme, name="set-theme"),
+    path("preferences/views/", account_views.save_view, name="save-view"),
+    path("preferences/views/<int:pk>/delete/", account_views.delete_view, name="delete-view"),
 ]
 
 urlpatterns = [

@@ -1,7 +1,9 @@
-"""Template context every page needs: organisation name, role and navigation."""
+"""Template context every page needs: organisation name, role and navigation, and the
+person's theme and saved views."""
 
 from django.conf import settings
 
+from .models import SYSTEM, THEMES, SavedView, theme_of
 from .roles import MANAGER, RANK, SUPERVISOR, WALLBOARD, user_role
 
 NAVIGATION = [
@@ -22,4 +24,12 @@ def navigation(request):
         for label, path, minimum in NAVIGATION:
             if RANK[role] >= RANK[minimum]:
                 links.append({"label": label, "path": path, "active": request.path == path})
-    return {"org_name": settings.ORGANIZATION_NAME, "user_role": role, "nav_links": links}
+    user = getattr(request, "user", None)
+    return {
+        "org_name": settings.ORGANIZATION_NAME,
+        "user_role": role,
+        "nav_links": links,
+        "theme": theme_of(user) if role else SYSTEM,
+        "themes": THEMES,
+        "saved_views": SavedView.objects.filter(user=user) if role else [],
+    }

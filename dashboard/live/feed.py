@@ -314,8 +314,11 @@ class LiveFeed:
             "agents": "".join(
                 ['<div id="agents" class="agents">', *self.agent_html.values(), "</div>"]
             ),
-            "calls": f'<ul id="calls-list" class="rows">{calls}</ul>',
-            "queues": f'<ul id="queues-list" class="rows">{queues}</ul>',
+            # Scrollable lists: reachable by keyboard, and named (WCAG 2.1.1, 4.1.2)
+            "calls": f'<ul id="calls-list" class="rows" tabindex="0" aria-label="Live calls">'
+            f"{calls}</ul>",
+            "queues": f'<ul id="queues-list" class="rows" tabindex="0" aria-label="Queues">'
+            f"{queues}</ul>",
             "kpis": self.kpi_html,
             **self.panel_html,
             "status": self.upstream_html(),

@@ -300,7 +300,10 @@
     for (const name of tile.getAttributeNames()) {
       if (!fresh.hasAttribute(name) && !KEPT.has(name)) tile.removeAttribute(name);
     }
+    const focused = tile.contains(document.activeElement) && document.activeElement;
+    const at = focused ? [...tile.querySelectorAll("a, button")].indexOf(focused) : -1;
     tile.replaceChildren(...fresh.childNodes);
+    if (focused) (tile.querySelectorAll("a, button")[at] || tile).focus(); // a keyboard user stays
     adoptTile(tile, tile.sortKey);
     watch(tile, now);
   }

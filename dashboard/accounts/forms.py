@@ -1,0 +1,67 @@
+"""The settings' forms: each bad input is refused with a sentence saying what to change."""
+
+import re
+from urllib.parse import parse_qsl, urlencode
+
+from django import forms
+
+from .models import THEMES, SavedView
+
+# The live view's filters (templates/live/home.html, static/js/live.js) and what each takes.
+FILTERS = {
+    "team": re.compile(r"^[^\x00-\x1f<>]{1,100}$"),
+    "state": re.compile(r"^[a-z_]{1,20}$"),
+    "q": re.compile(r"^[^\x00-\x1f]{1,100}$"),
+    "sort": re.compile(r"^(time)$"),
+    "density": re.compile(r"^(dense)$"),
+}
+MAX_VIEWS = 30
+
+
+class ThemeForm(forms.Form):
+    theme = forms.ChoiceField(
+        choices=THEMES,
+        error_messages={"invalid_choice": "Choose a theme: as the system, light or dark."},
+    )
+
+
+class SavedViewForm(forms.Form):
+    name = forms.CharField(
+        max_length=60,
+        strip=True,
+        error_messages={
+            "required": "Give the view a name.",
+            "max_length": "A view's name is at most 60 characters.",
+        },
+    )
+    query = forms.CharField(required=False, max_length=500, strip=True)
+
+    def __init__(self, *args, user=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_name(self):
+        name = self.cleaned_data["name"]
+        if SavedView.objects.filter(user=self.user, name__iexact=name).exists():
+            raise forms.ValidationError(f"You already have a view named “{name}”.")
+        if SavedView.objects.filter(user=self.user).count() >= MAX_VIEWS:
+            raise forms.ValidationError(
+                f"You have {MAX_VIEWS} views, the most one person keeps: delete one first."
+            )
+        return name
+
+    def clean_query(self):
+        """The filters, checked one by one and written back in a fixed order."""
+        pairs = parse_qsl(self.cleaned_data["query"].lstrip("?"), keep_blank_values=False)
+        seen = {}
+        for key, value in pairs:
+            if key not in FILTERS:
+                raise forms.ValidationError(
+                    f"“{key}” is not a filter of the live view (they are {', '.join(FILTERS)})."
+                )
+            if key in seen:
+                raise forms.ValidationError(f"The filter “{key}” is given twice.")
+            if not FILTERS[key].match(value):
+                raise forms.ValidationError(f"“{value}” is not a value the filter {key} takes.")
+            seen[key] = value
+        return urlencode([(key, seen[key]) for key in FILTERS if key in seen])

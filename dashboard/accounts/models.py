@@ -1,0 +1,54 @@
+"""Each person's own settings: a colour theme that overrides the system's, and saved views
+(named sets of the live view's filters, opened from the header)."""
+
+from django.conf import settings
+from django.db import models
+
+SYSTEM, LIGHT, DARK = "system", "light", "dark"
+THEMES = [(SYSTEM, "As the system"), (LIGHT, "Light"), (DARK, "Dark")]
+
+
+class Preferences(models.Model):
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preferences"
+    )
+    theme = models.CharField(max_length=6, choices=THEMES, default=SYSTEM)
+
+    class Meta:
+        verbose_name_plural = "preferences"
+
+    def __str__(self):
+        return f"{self.user}: {self.theme}"
+
+
+def theme_of(user) -> str:
+    """The person's theme ("system" when they never chose one, or are signed out)."""
+    if not (user and user.is_authenticated):
+        return SYSTEM
+    found = Preferences.objects.filter(user=user).values_list("theme", flat=True).first()
+    return found or SYSTEM
+
+
+class SavedView(models.Model):
+    """A named set of the live view's filters, kept as the query string the view's URL
+    carries (so opening it is following a link, and a link can be shared)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="saved_views"
+    )
+    name = models.CharField(max_length=60)
+    query = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "name"], name="one_view_per_name_per_user")
+        ]
+
+    def __str__(self):
+        return f"{self.user}: {self.name}"
+
+    @property
+    def url(self) -> str:
+        return f"/?{self.query}" if self.query else "/"

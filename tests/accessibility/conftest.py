@@ -1,0 +1,106 @@
+"""One busy floor for the module: the simulator's 40 agents with webhooks on (QA, coaching
+and outbound figures arrive), limits low enough that tiles turn amber and red, a kiosk
+link, and a signed-in browser state per role."""
+
+import re
+
+import pytest
+
+from dashboard.testing.browsers import sign_in
+from dashboard.testing.links import create_link, token_of
+from dashboard.testing.processes import free_port
+from dashboard.testing.servers import start_dashboard
+from dashboard.testing.simulator import start_simulator
+
+ROLES = {"supervisor": "sam", "manager": "mia", "wallboard": "wes"}
+DARK = "dora"  # a Manager who chose the dark theme, whatever her screen's setting
+LOW_LIMITS = (
+    "from dashboard.live.models import Thresholds; "
+    "Thresholds.objects.filter(pk=Thresholds.current().pk).update("
+    "ringing_warn_s=2, ringing_alarm_s=4, wrap_up_warn_s=2, wrap_up_alarm_s=6,"
+    " pause_warn_s=2, pause_alarm_s=6)"
+)
+
+
+class Floor:
+    def __init__(self, sim, server, browser):
+        self.sim, self.server, self.browser = sim, server, browser
+        self.states = {}
+
+    @property
+    def url(self):
+        return self.server.url
+
+    def context(self, role=None, color_scheme="light", **options):
+        """A browser context signed in as `role` (None: signed out; or a username), in the
+        system colour scheme `color_scheme`."""
+        if role and role not in self.states:
+            context = self.browser.new_context()
+            sign_in(context.new_page(), self.server, ROLES.get(role, role))
+            self.states[role] = context.storage_state()
+            context.close()
+        return self.browser.new_context(
+            viewport=options.pop("viewport", {"width": 1600, "height": 1000}),
+            color_scheme=color_scheme,
+            storage_state=self.states.get(role),
+            **options,
+        )
+
+
+@pytest.fixture(scope="module")
+def floor(tmp_path_factory, browser):
+    port = free_port()
+    sim = start_simulator(
+        "--faults", "--seed", "7", "--speed", "3",
+        "--webhook-url", f"http://127.0.0.1:{port}/webhooks/service/",
+        "--webhook-secret", "e2e-webhook-secret",
+    )  # fmt: skip
+    server = start_dashboard(sim, tmp_path_factory.mktemp("a11y"), port=port)
+    try:
+        server.manage("shell", "-c", LOW_LIMITS)
+        for role, name in ROLES.items():
+            server.add_user(name, role)
+        server.add_user(DARK, "manager")
+        server.manage(
+            "shell",
+            "-c",
+            "from django.contrib.auth.models import User; "
+            "from dashboard.accounts.models import Preferences; "
+            f"Preferences.objects.create(user=User.objects.get(username='{DARK}'), theme='dark')",
+        )
+        yield Floor(sim, server, browser)
+    finally:
+        server.stop()
+        sim.stop()
+
+
+@pytest.fixture(scope="module")
+def kiosk(floor):
+    """A kiosk link with every panel; its token."""
+    manager = floor.server.signed_in_client(ROLES["manager"])
+    try:
+        url = create_link(manager, "Accessibility TV", ["kpis", "agents", "queues", "alerts"])
+    finally:
+        manager.close()
+    return token_of(url)
+
+
+@pytest.fixture(scope="module")
+def ids(floor):
+    """A campaign's, an agent's and a call's id, as the pages link to them."""
+    client = floor.server.signed_in_client(ROLES["manager"])
+    try:
+        campaigns = re.findall(r'href="/campaigns/([^"/]+)/"', client.get("/campaigns/").text)
+    finally:
+        client.close()
+    agent = floor.sim.agents()[0]["agentId"]
+    context = floor.context("supervisor")
+    try:
+        page = context.new_page()
+        page.goto(floor.url + "/")
+        link = page.locator('#calls-list a[href^="/calls/"]').first
+        link.wait_for(timeout=30_000)
+        call = link.get_attribute("href").strip("/").rsplit("/", 1)[1]
+    finally:
+        context.close()
+    return {"campaign": campaigns[0], "agent": agent, "call": call}

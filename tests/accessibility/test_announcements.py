@@ -1,0 +1,120 @@
+"""Screen readers: the live floor's changes are not announced one by one, but the service
+dropping and coming back is, politely, through the page's one live region; reduced motion
+turns transitions and animations off; a new critical alert is announced once."""
+
+import json
+import re
+
+import httpx
+
+from dashboard.testing.browsers import screenshot
+from dashboard.testing.deliveries import ALERT, delivery
+from dashboard.testing.servers import WEBHOOK_SECRET
+from dashboard.upstream.webhooks import signature
+
+LIVE = "#agents .agent >> nth=39"
+RECORD = """() => {
+  window.said = [];
+  const region = document.getElementById("announcer");
+  new MutationObserver(() => region.textContent && window.said.push(region.textContent))
+    .observe(region, {childList: true, characterData: true, subtree: true});
+}"""
+LIVE_REGIONS = """() => [...document.querySelectorAll('[aria-live], [role=status], [role=alert],'
+  + ' [role=log]')].filter((e) => !e.hidden).map((e) => e.id || e.className)"""
+
+
+def test_the_live_view_announces_the_connection_not_every_change(floor):
+    context = floor.context("supervisor")
+    try:
+        page = context.new_page()
+        page.goto(floor.url + "/")
+        page.wait_for_selector(LIVE, state="attached", timeout=60_000)
+        page.wait_for_selector("#conn[data-state=live]")
+        # One polite region, atomic; the indicator that ticks every second is not one.
+        assert page.evaluate(LIVE_REGIONS) == ["announcer"]
+        assert page.get_attribute("#announcer", "aria-live") == "polite"
+        assert page.get_attribute("#conn", "aria-live") is None
+
+        page.evaluate(RECORD)
+        agent = floor.sim.agents()[2]["agentId"]
+        for status in ("paused", "available", "paused", "available"):
+            floor.sim.control("agent-status", agent_id=agent, status=status)
+            page.wait_for_selector(f"#agent-{agent}[data-state={status}]", timeout=5000)
+        page.wait_for_timeout(1500)
+        assert page.evaluate("window.said") == []  # tiles, timers and figures: silent
+
+        floor.sim.control("refuse-sockets", seconds=4)
+        floor.sim.control("drop-sockets")
+        page.wait_for_selector("#conn[data-state=upstream]", timeout=5000)
+        page.wait_for_function("() => window.said.length >= 1", timeout=3000)
+        screenshot(page, "announce-1-upstream-dropped")
+        page.wait_for_selector("#conn[data-state=live]", timeout=20_000)
+        page.wait_for_function("() => window.said.length >= 2", timeout=3000)
+        said = page.evaluate("window.said")
+        assert said[0].startswith("The service is disconnected"), said
+        assert said[-1] == "Live again: the data is up to date.", said
+        assert len(said) <= 3, said  # once per change of state, not once a second
+    finally:
+        context.close()
+
+
+def test_reduced_motion_turns_transitions_and_animations_off(floor):
+    context = floor.context("supervisor", reduced_motion="reduce")
+    try:
+        page = context.new_page()
+        page.goto(floor.url + "/")
+        page.wait_for_selector(LIVE, state="attached", timeout=60_000)
+        durations = page.evaluate(
+            """() => [...document.querySelectorAll('*')].flatMap((e) => {
+              const s = getComputedStyle(e);
+              return [s.transitionDuration, s.animationDuration];
+            }).filter((d) => d.split(',').some((x) => parseFloat(x) > 0))"""
+        )
+        assert durations == []
+    finally:
+        context.close()
+
+
+def post_critical_alert(floor, alert_id):
+    """A signed coaching_alert delivery, critical, as the service would send it."""
+    data = {**ALERT, "alert_id": alert_id, "agent_id": floor.sim.agents()[4]["agentId"]}
+    body = json.loads(delivery(data=data))
+    body["organization_id"] = floor.sim.org_a
+    raw = json.dumps(body).encode()
+    r = httpx.post(
+        f"{floor.url}/webhooks/service/",
+        content=raw,
+        headers={
+            "content-type": "application/json",
+            "x-webhook-event": "coaching_alert",
+            "x-webhook-signature": signature(WEBHOOK_SECRET, raw),
+        },
+        timeout=10,
+    )
+    assert r.status_code < 300, r.text
+
+
+def test_a_new_critical_alert_is_announced_on_the_live_view_and_the_coaching_page(floor):
+    live = floor.context("manager")
+    coaching = floor.context("manager")
+    try:
+        floor_page = live.new_page()
+        floor_page.goto(floor.url + "/")
+        floor_page.wait_for_selector(LIVE, state="attached", timeout=60_000)
+        floor_page.wait_for_selector("#conn[data-state=live]")
+        floor_page.evaluate(RECORD)
+        alerts_page = coaching.new_page()
+        alerts_page.goto(floor.url + "/coaching/")
+        alerts_page.wait_for_selector("#conn[data-state=live]")
+        alerts_page.evaluate(RECORD)
+
+        post_critical_alert(floor, "a11y-critical-1")
+        alerts_page.wait_for_function("() => window.said.length >= 1", timeout=10_000)
+        said = alerts_page.evaluate("window.said")
+        assert said[0].startswith("New critical coaching alert: Long hold"), said
+        floor_page.wait_for_function("() => window.said.length >= 1", timeout=10_000)
+        said = floor_page.evaluate("window.said")
+        assert re.fullmatch(r"\d+ open critical coaching alerts?\.", said[0]), said
+    finally:
+        live.close()
+        coaching.close()

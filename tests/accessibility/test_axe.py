@@ -1,0 +1,94 @@
+"""axe-core's WCAG 2.1 A and AA rules over every page, signed in per role, in the light and
+the dark colour scheme, with the live floor on screen (40 agents, some amber and red). A
+failure lists each violation: its rule, impact, node count and the first selectors."""
+
+import pytest
+
+from dashboard.testing.axe import LICENCE, report, violations
+from dashboard.testing.browsers import screenshot
+
+SCHEMES = ["light", "dark"]
+LIVE = "#agents .agent >> nth=39"
+# (name, role, path, what shows the page has its data); {agent}, {call}, {campaign} from ids
+PAGES = [
+    ("sign-in", None, "/accounts/login/", "#id_username"),
+    ("live-supervisor", "supervisor", "/", LIVE),
+    ("live-manager", "manager", "/", LIVE),
+    ("live-wallboard-viewer", "wallboard", "/", LIVE),
+    ("campaigns", "supervisor", "/campaigns/", "#campaigns-body table"),
+    ("campaign", "manager", "/campaigns/{campaign}/", "#campaign-body"),
+    ("qa", "supervisor", "/qa/", "main .panel"),
+    ("coaching", "manager", "/coaching/", "#alerts-body tr.alert-row"),
+    ("wallboard-links", "manager", "/wallboards/", "main form"),
+    ("agent", "supervisor", "/agents/{agent}/", "main .panel"),
+    ("call", "manager", "/calls/{call}/", "main .panel"),
+    ("search", "supervisor", "/search/?q=a", "main"),
+    ("preferences", "supervisor", "/accounts/preferences/", "main form"),
+    # The person's own dark theme on a light screen (data-theme, not the media query)
+    ("live-chosen-dark", "dora", "/", LIVE),
+    ("coaching-chosen-dark", "dora", "/coaching/", "#alerts-body tr.alert-row"),
+    ("qa-chosen-dark", "dora", "/qa/", "main .panel"),
+]
+
+
+def test_the_header_menu_open_has_no_wcag_violation(floor):
+    for scheme in SCHEMES:
+        context = floor.context("supervisor", color_scheme=scheme)
+        try:
+            page = context.new_page()
+            page.goto(floor.url + "/?state=paused")
+            page.click("#views-menu summary")
+            page.wait_for_selector("#save-view", state="visible")
+            found = violations(page)
+            screenshot(page, f"a11y-views-menu-{scheme}")
+            assert not found, f"the open Views menu ({scheme}):\n{report(found)}"
+        finally:
+            context.close()
+
+
+def test_axe_is_vendored_with_its_licence():
+    assert "Mozilla Public License" in LICENCE.read_text()
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize(("name", "role", "path", "ready"), PAGES, ids=[p[0] for p in PAGES])
+def test_page_has_no_wcag_violation(floor, ids, scheme, name, role, path, ready):
+    context = floor.context(role, color_scheme=scheme)
+    try:
+        page = context.new_page()
+        page.goto(floor.url + path.format(**ids))
+        page.wait_for_selector(ready, state="attached", timeout=60_000)
+        if ready == LIVE:
+            page.wait_for_selector("#conn[data-state=live]")
+            page.wait_for_selector(".agent[data-level]:not([data-level=''])", timeout=15_000)
+        page.wait_for_timeout(500)  # charts drawn, timers ticked
+        found = violations(page)
+        screenshot(page, f"a11y-{name}-{scheme}")
+        assert not found, f"{name} ({scheme}) has WCAG violations:\n{report(found)}"
+    finally:
+        context.close()
+
+
+SHOW_PANEL = """(key) => {
+  for (const p of document.querySelectorAll('.wb-panel')) p.hidden = p.dataset.panel !== key;
+}"""
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_wallboard_has_no_wcag_violation_on_any_panel(floor, kiosk, scheme):
+    """The kiosk's own dark theme, whatever the screen's scheme; each panel shown in turn
+    (the board rotates them; axe reads only what is shown)."""
+    context = floor.context(None, color_scheme=scheme, viewport={"width": 1920, "height": 1080})
+    try:
+        page = context.new_page()
+        page.goto(f"{floor.url}/wallboard/{kiosk}/")
+        page.wait_for_selector("#agents .agent >> nth=39", state="attached", timeout=60_000)
+        page.wait_for_selector("#wb-alerts .wb-alerts-total", state="attached", timeout=60_000)
+        for panel in ("kpis", "agents", "queues", "alerts"):
+            page.evaluate(SHOW_PANEL, panel)
+            page.wait_for_timeout(300)
+            found = violations(page)
+            screenshot(page, f"a11y-wallboard-{panel}-{scheme}")
+            assert not found, f"the wallboard's {panel} ({scheme}) has violations:\n{report(found)}"
+    finally:
+        context.close()

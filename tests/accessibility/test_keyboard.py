@@ -1,0 +1,152 @@
+"""Keyboard-only use of the live view and the coaching page in Chromium: Tab reaches the
+filters, an agent's tile's link and the coaching actions, each with a visible focus ring,
+and Enter or Space works them. A push that replaces the focused tile keeps the focus; the
+live calls list is a focusable, named region; the skip link goes past the header."""
+
+import re
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from dashboard.testing.browsers import screenshot, wait_for_js
+
+LIVE = "#agents .agent >> nth=39"
+FOCUSED = """() => {
+  const e = document.activeElement;
+  if (!e || e === document.body) return null;
+  const s = getComputedStyle(e);
+  const r = e.getBoundingClientRect();
+  return {
+    id: e.id, tag: e.tagName, text: (e.innerText || e.value || "").trim().slice(0, 60),
+    outline: s.outlineStyle, width: parseFloat(s.outlineWidth), color: s.outlineColor,
+    rect: [r.left, r.top, r.width, r.height], connected: e.isConnected,
+    parent: e.parentElement?.parentElement?.id, scroll: window.scrollY,
+    visible: r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0,
+    row: e.closest("tr, .agent")?.id || "",
+  };
+}"""
+
+
+def focused(page):
+    """The focused element's description; a push that just replaced it is given a moment to
+    hand the focus on (static/js/a11y.js)."""
+    try:
+        page.wait_for_function(
+            "() => document.activeElement && document.activeElement !== document.body"
+            " && document.activeElement.isConnected",
+            polling=50,
+            timeout=1000,
+        )
+    except PlaywrightTimeout:
+        return None
+    return page.evaluate(FOCUSED)
+
+
+def assert_visible_focus(page):
+    now = focused(page)
+    assert now, "nothing has the focus"
+    assert now["visible"], f"the focused element is off screen: {now}"
+    assert now["outline"] != "none" and now["width"] >= 2, f"no visible focus ring: {now}"
+    return now
+
+
+def tab_to(page, selector, limit=200, backwards=False):
+    """Press Tab (Shift+Tab) until the focused element matches `selector`, checking the
+    focus ring at each stop; the element's description."""
+    before = None
+    for _ in range(limit):
+        page.keyboard.press("Shift+Tab" if backwards else "Tab")
+        if page.evaluate("s => document.activeElement?.matches(s)", selector):
+            return assert_visible_focus(page)
+        assert focused(page), f"the focus was lost after {before}"
+        before = assert_visible_focus(page)
+    raise AssertionError(f"{selector} not reached in {limit} presses of Tab")
+
+
+def test_the_live_view_works_from_the_keyboard(floor):
+    context = floor.context("supervisor")
+    try:
+        page = context.new_page()
+        page.goto(floor.url + "/")
+        page.wait_for_selector(LIVE, state="attached", timeout=60_000)
+
+        page.keyboard.press("Tab")  # the skip link comes first, and shows when focused
+        skip = assert_visible_focus(page)
+        assert skip["text"] == "Skip to content"
+        screenshot(page, "keyboard-live-1-skip-link")
+        page.keyboard.press("Enter")
+        assert page.evaluate("document.activeElement.id") == "main"
+
+        tab_to(page, "#f-state")
+        page.keyboard.press("ArrowDown")  # the first state
+        page.wait_for_url(re.compile(r"\?state=\w+"))
+        screenshot(page, "keyboard-live-2-state-filter")
+        page.keyboard.press("ArrowUp")  # back to all states
+        page.wait_for_url(re.compile(r"/$"))
+
+        tab_to(page, "#f-density")
+        page.keyboard.press("ArrowDown")
+        page.wait_for_url(re.compile(r"\?density=dense$"))
+        assert page.evaluate("document.body.classList.contains('dense')")
+        page.keyboard.press("ArrowUp")
+
+        tile = tab_to(page, "#agents .agent a.name")
+        screenshot(page, "keyboard-live-3-tile-link")
+        agent_id = tile["row"].removeprefix("agent-")
+        # A push that replaces the focused tile keeps the focus on its link.
+        floor.sim.control("agent-status", agent_id=agent_id, status="paused")
+        page.wait_for_selector(f"#{tile['row']}[data-state=paused]", timeout=5000)
+        wait_for_js(page, f"document.activeElement.closest('#{tile['row']}') !== null", 3000)
+        assert_visible_focus(page)
+        page.keyboard.press("Enter")
+        page.wait_for_url(f"{floor.url}/agents/{agent_id}/")
+        floor.sim.control("agent-status", agent_id=agent_id, status="available")
+
+        page.go_back()
+        page.wait_for_selector(LIVE, state="attached")
+        calls = tab_to(page, "#calls-list", limit=400)
+        assert calls["tag"] == "UL"
+        assert (
+            page.evaluate(
+                "document.getElementById(document.getElementById('calls-list')"
+                ".getAttribute('aria-labelledby')).textContent"
+            )
+            == "Live calls"
+        )
+        screenshot(page, "keyboard-live-4-calls-list")
+    finally:
+        context.close()
+
+
+def test_the_coaching_page_works_from_the_keyboard(floor):
+    context = floor.context("manager")
+    try:
+        page = context.new_page()
+        page.goto(floor.url + "/coaching/")
+        page.wait_for_selector("#alerts-body tr.alert-row", timeout=90_000)
+
+        tab_to(page, "#c-sev")
+        page.keyboard.press("ArrowDown")  # the first severity
+        tab_to(page, "form.filters button[type=submit]")
+        page.keyboard.press("Enter")
+        page.wait_for_url(re.compile(r"severity=\w+"))
+        page.goto(floor.url + "/coaching/")
+        page.wait_for_selector("#alerts-body tr.alert-row")
+
+        button = tab_to(page, "#alerts-body form[action$='/acknowledge/'] button")
+        row = button["row"]
+        screenshot(page, "keyboard-coaching-1-acknowledge")
+        page.keyboard.press("Space")
+        page.wait_for_selector(f"#{row} .status-acknowledged", timeout=10_000)
+
+        tab_to(page, f"#{row} input[name=note]")
+        page.keyboard.type("Listened to the call together")
+        screenshot(page, "keyboard-coaching-2-resolve-note")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"#{row} .status-resolved", timeout=10_000)
+
+        tab_to(page, f"#{row} form[action$='/reopen/'] button")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"#{row} .status-open", timeout=10_000)
+        screenshot(page, "keyboard-coaching-3-reopened")
+    finally:
+        context.close()
