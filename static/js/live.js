@@ -308,8 +308,12 @@
     watch(tile, now);
   }
 
-  // The event htmx sends after an out-of-band swap, so the page's other scripts (charts,
-  // explain panels, the wallboard) treat these swaps as they treat htmx's own.
+  // The events htmx sends around an out-of-band swap, so the page's other scripts (charts,
+  // explain panels, the wallboard, the keyboard focus) treat these swaps as htmx's own.
+  function before(old, elt) {
+    const detail = { target: old, fragment: elt };
+    old.dispatchEvent(new CustomEvent("htmx:oobBeforeSwap", { bubbles: true, detail }));
+  }
   function swapped(elt, old) {
     elt.dispatchEvent(
       new CustomEvent("htmx:oobAfterSwap", { bubbles: true, detail: { target: old } }),
@@ -332,6 +336,7 @@
     }
     if (old) {
       forget(old);
+      before(old, elt);
       old.replaceWith(elt);
     } else {
       const list = elt.dataset.into && document.getElementById(elt.dataset.into);
