@@ -47,6 +47,8 @@ POST_ONLY = (  # actions: a GET is refused with 405
     "/campaigns/cmp-1/start",
     "/campaigns/cmp-1/stop",
     "/campaigns/cmp-1/bookings/",
+    "/alerts/1/acknowledge/",
+    "/alerts/rules/1/delete/",
 )
 SIGNED_IN = {"/accounts/password_change/", "/accounts/password_change/done/"}
 
