@@ -19,7 +19,7 @@ from dashboard.accounts.sockets import CLOSE_FORBIDDEN, CLOSE_SIGNED_OUT, Access
 
 from . import fanout
 from .feed import GROUP, LIVE_VIEW, SNAPSHOT_KEY, STATUS_GROUP, STATUS_KEY
-from .groups import ALERTS, FLOOR_CHARTS
+from .groups import ALERTS, FLOOR_CHARTS, alerts_key
 from .handshake import in_thread
 
 WAITING = (
@@ -71,10 +71,22 @@ class PushConsumer(AccessGuard, AsyncWebsocketConsumer):
             await fanout.join(self, group)
 
     async def send_snapshot(self):
-        """Send what the page needs to be right at once; here, the upstream status."""
-        status = await in_thread(cache.get)(STATUS_KEY)
+        """Send what the page needs to be right at once; here, the upstream status (and the
+        alert tray: a browser that reconnects may have missed its pushes)."""
+        got = await in_thread(cache.get_many)([STATUS_KEY, *self.tray_key()])
+        status = got.get(STATUS_KEY)
         if status:
             await self.send(text_data=render_to_string("live/_upstream.html", {"status": status}))
+        await self.send_tray(got)
+
+    def tray_key(self) -> list[str]:
+        """The cache key of the alert tray (dashboard/alerts/), for sockets that follow it."""
+        return [alerts_key(ALERTS)] if ALERTS in self.also else []
+
+    async def send_tray(self, got: dict):
+        for key in self.tray_key():
+            if got.get(key):
+                await self.send(text_data=got[key])
 
     async def disconnect(self, code):
         await self.unguard()
@@ -123,15 +135,18 @@ class LiveConsumer(PushConsumer):
         return int(version) if version.isdigit() else None
 
     async def send_snapshot(self):
-        """The whole view; not at connect when the page was rendered with this very version
-        (the floor is on screen already: the pushes after it follow)."""
-        snapshot = await in_thread(cache.get)(SNAPSHOT_KEY)
+        """The whole view, and the alert tray as last rendered; the view not at connect when
+        the page was rendered with this very version (the floor is on screen already: the
+        pushes after it follow)."""
+        got = await in_thread(cache.get_many)([SNAPSHOT_KEY, *self.tray_key()])
+        snapshot = got.get(SNAPSHOT_KEY)
         rendered = self.rendered_version() if self.first_snapshot else None
         self.first_snapshot = False
         if snapshot is None:
             self.version = 0
             await self.send(text_data=WAITING)
-            return
-        self.version, parts = snapshot
-        if self.version != rendered:
-            await self.send(text_data=self.audience.compose(parts))
+        else:
+            self.version, parts = snapshot
+            if self.version != rendered:
+                await self.send(text_data=self.audience.compose(parts))
+        await self.send_tray(got)

@@ -49,6 +49,8 @@ POST_ONLY = (  # actions: a GET is refused with 405
     "/campaigns/cmp-1/bookings/",
     "/accounts/preferences/theme/",
     "/accounts/preferences/views/",
+    "/alerts/1/acknowledge/",
+    "/alerts/rules/1/delete/",
 )
 SIGNED_IN = {"/accounts/password_change/", "/accounts/password_change/done/"}
 

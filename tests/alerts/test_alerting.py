@@ -9,6 +9,7 @@ push is in the dashboard's log: "tray pushed N ms after it fell due"); the only 
 assertions are generous deadlines."""
 
 import re
+import time
 from datetime import datetime
 
 import pytest
@@ -122,10 +123,41 @@ def test_a_failed_post_is_retried_and_every_delivery_is_in_the_managers_log(floo
     assert 2 in attempts
 
 
-def test_the_tray_latency_is_logged_under_a_second(floor):
+def p99(values):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+
+
+def test_the_latency_from_falling_due_to_the_tray_and_the_webhook(floor):
+    """Ten agents paused at once: 30 transitions (raised, escalated, cleared each). The
+    figures are printed and logged; only a generous deadline is asserted."""
     sim, server, receiver, _ = floor
-    wait_until(lambda: "tray pushed" in server.log(), 10, "a tray latency line")
-    pushed = [int(x) for x in re.findall(r"tray pushed (\d+) ms after it fell due", server.log())]
-    webhook = [int(x) for x in re.findall(r"posted (\d+) ms after it fell due", server.log())]
-    print(f"tray push latency (ms): {sorted(pushed)}; webhook POST latency (ms): {sorted(webhook)}")
-    assert pushed and max(pushed) < 5000  # generous; the figure is reported, not asserted
+    started = time.time()
+    logged = len(server.log())
+    agents = [a for a in sim.agents() if a["status"] == "available"][:10]
+    for agent in agents:
+        sim.control("agent-status", agent_id=agent["agentId"], status="paused")
+    for agent in agents:
+        wait_for_post(receiver, PAUSED, "escalated", subject=agent["name"])
+    for agent in agents:
+        sim.control("agent-status", agent_id=agent["agentId"], status="available")
+    for agent in agents:
+        wait_for_post(receiver, PAUSED, "cleared", subject=agent["name"])
+    posts = [
+        p
+        for a in agents
+        for p in lifecycle(receiver, PAUSED, a["name"])
+        if p.received_at >= started  # an agent an earlier test paused had its own
+    ]
+    arrived_ms = [1000 * p.latency_s for p in posts]
+    log = server.log()[logged:]
+    pushed = [int(x) for x in re.findall(r"tray pushed (\d+) ms after it fell due", log)]
+    posted_ms = [int(x) for x in re.findall(r"posted (\d+) ms after it fell due", log)]
+    print(
+        f"alert latency over {len(pushed)} tray pushes and {len(arrived_ms)} webhook POSTs:"
+        f" tray p99 {p99(pushed)} ms (max {max(pushed)}),"
+        f" webhook arrival p99 {p99(arrived_ms):.0f} ms (max {max(arrived_ms):.0f}),"
+        f" webhook as logged p99 {p99(posted_ms)} ms"
+    )
+    assert len(posts) == 30
+    assert max(pushed) < 5000 and max(arrived_ms) < 5000  # generous; the figure is reported

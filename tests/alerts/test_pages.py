@@ -1,13 +1,20 @@
 """The alerts pages through Django's test client: the Managers' rules form and its errors,
 who may see what, acknowledging from the tray (CSRF enforced), the tray in every page."""
 
+import importlib
 import re
 from html import unescape
 
+import pytest
+from asgiref.sync import sync_to_async
+from django.apps import apps
+from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
+from dashboard.alerts import tray
 from dashboard.alerts.models import Alert, Rule
+from dashboard.testing.sockets import socket_for
 
 GOOD = {
     "name": "Sales wait",
@@ -32,6 +39,8 @@ def errors(response) -> dict[str, str]:
 
 
 def test_the_product_ships_default_rules_matching_todays_thresholds(db, settings):
+    # The data migration's own step (a transactional test before may have flushed its rows).
+    importlib.import_module("dashboard.alerts.migrations.0002_default_rules").add(apps, None)
     t = settings.LIVE_THRESHOLDS
     rules = {r.metric: r for r in Rule.objects.all()}
     assert (rules["longest_wait"].warn, rules["longest_wait"].alarm) == (
@@ -148,10 +157,8 @@ def open_alert(rule, **fields):
 
 
 def test_the_tray_is_on_every_signed_in_page_and_acknowledging_needs_csrf(alice, bob, carol):
-    rule = Rule.objects.get(metric="longest_wait")
+    rule = Rule.objects.create(name="Wait", metric="longest_wait", warn=60, alarm=120)
     alert = open_alert(rule)
-    from dashboard.alerts import tray
-
     tray.publish()
     browser = Client(enforce_csrf_checks=True)
     browser.force_login(bob)
@@ -176,3 +183,18 @@ def test_the_tray_is_on_every_signed_in_page_and_acknowledging_needs_csrf(alice,
     viewer = Client()
     viewer.force_login(carol)
     assert viewer.post(f"/alerts/{alert.pk}/acknowledge/").status_code == 403
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_socket_page_that_connects_or_resyncs_is_sent_the_tray(bob):
+    """A browser that reconnects may have missed the tray's pushes: its socket sends the last
+    rendered tray with the page's snapshot."""
+    await sync_to_async(cache.clear)()
+    rule = await sync_to_async(Rule.objects.create)(name="Wait", metric="longest_wait", warn=60)
+    alert = await sync_to_async(open_alert)(rule)
+    await sync_to_async(tray.publish)()
+    ws = await socket_for(bob, "/ws/qa/")
+    assert (await ws.connect())[0]
+    first = await ws.receive_from(timeout=2)
+    assert 'id="alert-tray"' in first and alert.text in first
+    await ws.disconnect()
