@@ -6,6 +6,7 @@ pytest_plugins = ["dashboard.testing.fixtures"]
 # so a long module collected last would run on its own at the end of the suite.
 SLOW_FIRST = [
     "tests/wallboard/test_browser.py",
+    "tests/accessibility/test_axe.py",
     "tests/reports/test_browser.py",
     "tests/live/test_browser.py",
     "tests/alerts/test_alerting.py",
