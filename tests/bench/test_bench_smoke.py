@@ -22,9 +22,10 @@ REQUIRED = {
 }
 
 
-def test_it_measures_a_tiny_scenario_end_to_end(tmp_path):
+def bench(scenario: str, out) -> subprocess.CompletedProcess:
+    """`python -m bench.run` on one scenario, its results in `out`; it must succeed."""
     run = subprocess.run(
-        [sys.executable, "-m", "bench.run", "--scenarios", "smoke", "--out", str(tmp_path)]
+        [sys.executable, "-m", "bench.run", "--scenarios", scenario, "--out", str(out)]
         + ["--no-plot"],
         cwd=ROOT,
         capture_output=True,
@@ -32,6 +33,11 @@ def test_it_measures_a_tiny_scenario_end_to_end(tmp_path):
         timeout=110,
     )
     assert run.returncode == 0, run.stdout + run.stderr
+    return run
+
+
+def test_it_measures_a_tiny_scenario_end_to_end(tmp_path):
+    run = bench("smoke", tmp_path)
     [dated] = [p for p in tmp_path.glob("*.json") if p.name != "latest.json"]
     results = json.loads((tmp_path / "latest.json").read_text())
     assert json.loads(dated.read_text()) == results
@@ -48,15 +54,7 @@ def test_it_measures_a_tiny_scenario_end_to_end(tmp_path):
 
 
 def test_it_measures_event_to_paint_in_chromium(tmp_path):
-    run = subprocess.run(
-        [sys.executable, "-m", "bench.run", "--scenarios", "browser_smoke", "--out", str(tmp_path)]
-        + ["--no-plot"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=110,
-    )
-    assert run.returncode == 0, run.stdout + run.stderr
+    run = bench("browser_smoke", tmp_path)
     pages = json.loads((tmp_path / "latest.json").read_text())["browser_smoke"]["pages"]
     assert set(pages) == {"live", "wallboard"}
     for page in pages.values():
