@@ -40,8 +40,12 @@ def test_phones_and_tablets_never_scroll_sideways_and_fold_the_header_into_a_men
         sign_in(page, server, manager)
         page.wait_for_selector("#agents .agent >> nth=39")
         width = DEVICES[device][0]
-        tile = page.locator("#agents .agent").first.bounding_box()
-        assert tile["x"] >= 0 and tile["x"] + tile["width"] <= width  # the tiles reflow
+        # read in one go: a whole snapshot may replace the grid between two reads
+        left, right = page.evaluate(
+            "() => { const r = document.querySelector('#agents .agent').getBoundingClientRect();"
+            " return [r.left, r.right]; }"
+        )
+        assert left >= 0 and right <= width  # the tiles reflow
         assert page.locator(".nav").is_hidden() and page.locator(".menu-button").is_visible()
         assert page.locator("#conn").is_visible()  # whether it is live stays in sight
         screenshot(page, f"live-{device}")
