@@ -298,7 +298,9 @@ class Engine:
         ]
         target = held[0] if held else None
         last = tracker.reading
-        value = reading.value if reading is not None else (last.value if last else 0.0)
+        # A subject gone (the agent left the state) is back to normal: a growing value is 0.
+        gone = 0.0 if (last is None or last.rate > 0) else last.value
+        value = reading.value if reading is not None else gone
 
         def transition(kind, level, at, since=None):
             limit = rule.limit(level if kind != CLEARED else WARN)
