@@ -145,7 +145,9 @@ def test_a_wallboard_links_nowhere_and_shows_no_transcript(served, page):
     name = page.locator(f"#agent-{agent} .name")  # found afresh each time: pushes replace it
     name.wait_for()
     assert page.evaluate(LINKS_OUTSIDE_INERT) == 0  # none reachable by pointer, keys or AT
-    assert name.evaluate("(e) => getComputedStyle(e).textDecorationLine") == "none"
+    # read in one go: a push may replace the link between finding it and reading its style
+    decoration = "(id) => getComputedStyle(document.querySelector(`#agent-${id} .name`))"
+    assert page.evaluate(f"{decoration}.textDecorationLine", agent) == "none"
     page.evaluate(CLICKED)
     box = name.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
