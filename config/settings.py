@@ -191,12 +191,6 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
             "transaction_mode": "IMMEDIATE",
         }
     )
-    # Tests: a database file (pytest-django names one per worker), not SQLite's shared
-    # in-memory cache, where a write meeting a reader in another thread fails at once
-    # ("database table is locked") instead of waiting its turn.
-    DATABASES["default"].setdefault(
-        "TEST", {"NAME": str(BASE_DIR / ".test-cache" / "test.sqlite3")}
-    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL", default="")

@@ -1,11 +1,7 @@
 """The harness (dashboard/testing/) is the tests' one library; its fixtures are a plugin."""
 
-from pathlib import Path
-
 pytest_plugins = ["dashboard.testing.fixtures"]
 
-# The test databases' folder (config/settings.py: DATABASES TEST NAME), before any is made
-(Path(__file__).resolve().parent.parent / ".test-cache").mkdir(exist_ok=True)
 
 # The slowest modules, collected first: the workers take whole modules in collection order,
 # so a long module collected last would run on its own at the end of the suite.
