@@ -1,6 +1,8 @@
 """One busy floor for the module: the simulator's 40 agents with webhooks on (QA, coaching
-and outbound figures arrive), limits low enough that tiles turn amber and red, a kiosk
-link, and a signed-in browser state per role."""
+and outbound figures arrive), limits low enough that tiles turn amber and red, two
+agents held paused (the simulator's clock runs ahead of the wall at speed 3, so its own
+states start "in the future" and may never look long), a few coaching alerts asked of the
+simulator (its own come after 8% of calls, too seldom to wait for), a kiosk link, and a signed-in browser state per role."""
 
 import re
 
@@ -12,6 +14,7 @@ from dashboard.testing.processes import free_port
 from dashboard.testing.servers import start_dashboard
 from dashboard.testing.simulator import start_simulator
 
+COACHING_ALERTS = 3
 ROLES = {"supervisor": "sam", "manager": "mia", "wallboard": "wes"}
 DARK = "dora"  # a Manager who chose the dark theme, whatever her screen's setting
 LOW_LIMITS = (
@@ -58,6 +61,10 @@ def floor(tmp_path_factory, browser):
     server = start_dashboard(sim, tmp_path_factory.mktemp("a11y"), port=port)
     try:
         server.manage("shell", "-c", LOW_LIMITS)
+        for _ in range(COACHING_ALERTS):
+            sim.control("webhook", event="coaching_alert")
+        for agent in sim.agents()[-2:]:
+            sim.control("agent-status", agent_id=agent["agentId"], status="paused")
         for role, name in ROLES.items():
             server.add_user(name, role)
         server.add_user(DARK, "manager")

@@ -125,7 +125,7 @@ def test_the_coaching_page_works_from_the_keyboard(floor):
     try:
         page = context.new_page()
         page.goto(floor.url + "/coaching/")
-        page.wait_for_selector("#alerts-body tr.alert-row", timeout=90_000)
+        page.wait_for_selector("#alerts-body tr.alert-row", timeout=30_000)
 
         tab_to(page, "#c-sev")
         page.keyboard.press("ArrowDown")  # the first severity

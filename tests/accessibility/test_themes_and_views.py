@@ -34,7 +34,7 @@ def test_both_themes_follow_the_screen_and_are_screenshotted(floor, kiosk):
             assert page.evaluate(BACKGROUND) == background
             screenshot(page, f"theme-live-{scheme}")
             page.goto(floor.url + "/coaching/")
-            page.wait_for_selector("#alerts-body tr.alert-row", timeout=90_000)
+            page.wait_for_selector("#alerts-body tr.alert-row", timeout=30_000)
             assert page.evaluate(BACKGROUND) == background
             screenshot(page, f"theme-coaching-{scheme}")
             # The wallboard keeps its dark TV theme on any screen.
