@@ -10,9 +10,7 @@ from .tray import ordered
 
 
 def alerts_context() -> dict:
-    open_alerts = ordered(
-        Alert.objects.filter(cleared_at__isnull=True).select_related("rule", "acknowledged_by")
-    )
+    open_alerts = ordered()
     since = timezone.now() - timedelta(days=1)
     cleared = (
         Alert.objects.filter(cleared_at__gte=since)

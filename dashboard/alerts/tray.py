@@ -4,62 +4,75 @@ acknowledged what included), kept in the cache for a page's first look, and push
 groups every socket page and wallboard joins (dashboard/live/groups.py)."""
 
 from django.core.cache import cache
+from django.db.models import Case, Count, IntegerField, Q, Value, When
 from django.template.loader import render_to_string
 
 from dashboard.live.groups import ALERTS, ALERTS_BOARD, ALERTS_BOARD_AGENTS, alerts_key, push_html
 
 from .models import ALARM, Alert, Metric
 
-SHOWN = 50  # the tray lists at most this many; its count says how many are open
+# The tray lists at most this many; its count says how many are open, and the alerts page
+# lists them all. Every open page is sent the tray on each change: at 1,000 agents with 250
+# alerts open, 50 entries made a 35 KB frame for each of 500 sockets twice a second.
+SHOWN = 10
 
 
-def ordered(alerts) -> list[Alert]:
-    """The most severe first, then the newest."""
-    return sorted(alerts, key=lambda a: (a.level != ALARM, -a.raised_at.timestamp()))
+def ordered():
+    """The open alerts, the most severe first, then the newest (in the database's order)."""
+    severity = Case(When(level=ALARM, then=Value(0)), default=Value(1), output_field=IntegerField())
+    return (
+        Alert.objects.filter(cleared_at__isnull=True)
+        .select_related("rule", "acknowledged_by")
+        .order_by(severity, "-raised_at", "-id")
+    )
 
 
-def tiles_of(alert: Alert) -> list[str]:
-    """CSS selectors of the tiles that show what the alert is about (live view, wallboard)."""
-    kind, _, key = alert.subject.partition(":")
+def tiles_of(subject: str, metric: str) -> list[str]:
+    """CSS selectors of the tiles that show what an alert is about (live view, wallboard)."""
+    kind, _, key = subject.partition(":")
     if kind == "agent":
         return [f"#agent-{key}"]
     if kind == "queue":
         tiles = [f"#queue-{key}"]
-        if alert.rule.metric == Metric.LONGEST_WAIT:
+        if metric == Metric.LONGEST_WAIT:
             tiles.append('#kpis [data-limit="wait"]')
         return tiles
-    if alert.rule.metric == Metric.SERVICE_LEVEL:
+    if metric == Metric.SERVICE_LEVEL:
         return ["#kpis"]
-    if alert.rule.metric == Metric.COACHING:
+    if metric == Metric.COACHING:
         return ["#wb-alerts"]
     return []
 
 
 def render_all() -> dict[str, str]:
-    """The tray and both banners, from the open alerts."""
-    alerts = ordered(
-        Alert.objects.filter(cleared_at__isnull=True).select_related("rule", "acknowledged_by")
+    """The tray and both banners, from the open alerts: the shown ones as rows, the rest
+    counted, and every one's tiles for the banners' flash."""
+    alerts = ordered()
+    shown = list(alerts[:SHOWN])
+    counts = alerts.aggregate(
+        count=Count("id"),
+        alarms=Count("id", filter=Q(level=ALARM)),
     )
-    alarms = sum(a.level == ALARM for a in alerts)
-    tray = render_to_string(
-        "alerts/_tray.html",
-        {"alerts": alerts[:SHOWN], "count": len(alerts), "alarms": alarms},
-    )
-    without_agents = [a for a in alerts if not a.subject.startswith("agent:")]
+    tray = render_to_string("alerts/_tray.html", {"alerts": shown, **counts})
+    subjects = list(alerts.values_list("subject", "rule__metric"))
+    others = [(s, m) for s, m in subjects if not s.startswith("agent:")]
+    top_other = next((a for a in shown if not a.subject.startswith("agent:")), None)
+    if top_other is None and others:
+        top_other = alerts.exclude(subject__startswith="agent:").first()
     return {
         ALERTS: tray,
-        ALERTS_BOARD: banner(without_agents),
-        ALERTS_BOARD_AGENTS: banner(alerts),
+        ALERTS_BOARD: banner(top_other, others),
+        ALERTS_BOARD_AGENTS: banner(shown[0] if shown else None, subjects),
     }
 
 
-def banner(alerts: list[Alert]) -> str:
-    tiles = []
-    for alert in alerts:
-        tiles += [t for t in tiles_of(alert) if t not in tiles]
+def banner(top: Alert | None, subjects: list[tuple[str, str]]) -> str:
+    tiles = {}  # ordered, without repeats
+    for subject, metric in subjects:
+        tiles.update(dict.fromkeys(tiles_of(subject, metric)))
     return render_to_string(
         "alerts/_board.html",
-        {"top": alerts[0] if alerts else None, "more": len(alerts) - 1, "flash": ", ".join(tiles)},
+        {"top": top, "more": len(subjects) - 1, "flash": ", ".join(tiles)},
     )
 
 

@@ -155,7 +155,7 @@
     if (!prefs.notify || !supported || Notification.permission !== "granted") return;
     try {
       const shown = new Notification("Alarm", {
-        body: entry.dataset.text,
+        body: entry.querySelector(".alert-text")?.textContent ?? "",
         tag: `alert-${entry.dataset.id}`, // one per alert, across tabs
       });
       const link = entry.querySelector("a");
