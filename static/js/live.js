@@ -302,7 +302,11 @@
     }
     const focused = tile.contains(document.activeElement) && document.activeElement;
     const at = focused ? [...tile.querySelectorAll("a, button")].indexOf(focused) : -1;
-    tile.replaceChildren(...fresh.childNodes);
+    // Into the tile's content box (its relayout boundary), so the grid is not laid out again
+    const [into, from] = tile.firstElementChild?.classList.contains("agent-body")
+      ? [tile.firstElementChild, fresh.firstElementChild]
+      : [tile, fresh];
+    into.replaceChildren(...from.childNodes);
     if (focused) (tile.querySelectorAll("a, button")[at] || tile).focus(); // a keyboard user stays
     adoptTile(tile, tile.sortKey);
     watch(tile, now);
