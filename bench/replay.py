@@ -178,9 +178,6 @@ def child(a):
                 "seeks": len(seeks),
                 "target_seek_p99_ms": TARGET_SEEK_P99_MS,
                 "synthesized_s": round(synth_s, 1),
-                "full_day_db_mb": round(Path(a.db).stat().st_size / 1e6 * day, 1)
-                if day < 1
-                else None,
             }
         )
     )
