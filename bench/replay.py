@@ -119,7 +119,7 @@ def record_day(agents: int, rate: float, seconds: float, start: datetime) -> dic
 
 
 def seek_times(start: datetime, seconds: float, seeks: int, agents: int) -> list[float]:
-    from dashboard.replay.views import frame
+    from dashboard.replay.pages import frame
 
     rnd = random.Random(2)
     frame(start + timedelta(seconds=seconds / 2))  # templates loaded, as in a running server

@@ -8,8 +8,7 @@ import pytest
 
 from dashboard.replay.recorder import write
 from dashboard.testing.feeds import T0, Events
-
-from .test_recording import a_morning, live
+from dashboard.testing.replay import a_morning, live
 
 
 @pytest.fixture
