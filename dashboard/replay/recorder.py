@@ -15,6 +15,7 @@ again from there and says what it misses in between.
 
 import asyncio
 import logging
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from django.db import transaction
@@ -86,7 +87,7 @@ class Recorder:
         """What changes the state without an event: restored and filled counters (the
         reports' recorder), last week's slots, the day's origin."""
         s = self.state
-        return (s.origin, s.snapshots, id(s.last_week), len(s.base))
+        return (replace(s.origin), s.snapshots, id(s.last_week), len(s.base))
 
     # ---- Writing ----------------------------------------------------------------------------
     async def run(self, stop: asyncio.Event):

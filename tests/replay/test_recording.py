@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from dashboard.live.feed import LiveFeed
-from dashboard.live.state import LiveState
+from dashboard.live.state import Counts, LiveState
 from dashboard.replay import reader
 from dashboard.replay.models import Chunk, Gap
 from dashboard.replay.recorder import Recorder, write
@@ -88,6 +88,19 @@ async def test_when_too_far_behind_it_drops_notes_a_gap_and_starts_again_whole(c
     assert inside.gap == gap
     after = await sync_to_async(reader.state_at)(T0 + timedelta(seconds=40))
     assert after.gap is None and floor(after.state) == floor(state)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_change_without_an_event_is_recorded_as_a_whole_state():
+    """The intraday recorder gives back the day's stored counters after a restart: no event
+    tells the replay, so the recorder writes the whole state at its next pass."""
+    state, recorder, _ = live(a_morning(Events()))
+    await recorder.flush()
+    state.restore({T0: Counts(calls=7, completed=5)}, T0 + timedelta(seconds=38))
+    await recorder.flush()
+    assert await Chunk.objects.filter(has_state=True).acount() == 4
+    got = await sync_to_async(reader.state_at)(datetime.now(UTC))  # from when it changed
+    assert got.state.day.totals == state.day.totals and got.state.day.totals.calls == 9
 
 
 def rename(table, to):
