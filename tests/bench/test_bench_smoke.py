@@ -72,5 +72,5 @@ def test_it_measures_recording_and_seeking_the_floor_replay(tmp_path):
     assert got["events"] >= 50 * 120 and got["states"] >= 120 // 15
     assert got["write_events_per_s"] > 50 and got["loop_us_per_event"] > 0
     assert 0 < got["seek_p50_ms"] <= got["seek_p99_ms"] <= got["seek_max_ms"]
-    assert got["db_mb"] > 0 and got["bytes_per_event"] > 0
+    assert got["table_mb"] > 0 and got["bytes_per_event"] > 0 and got["mb_per_day"] > 0
     assert "replay_smoke" in run.stdout
