@@ -26,9 +26,10 @@
     return Number(slider.value);
   }
 
-  async function show(atMs) {
+  // `at`: an ISO time as the server wrote it (a change's, to the microsecond) or a Date's.
+  async function show(at) {
     const ticket = ++asked;
-    const url = `${slider.dataset.moment}?at=${encodeURIComponent(new Date(atMs).toISOString())}`;
+    const url = `${slider.dataset.moment}?at=${encodeURIComponent(at)}`;
     const response = await fetch(url, { headers: { Accept: "application/json" } });
     if (ticket !== asked) return false;
     if (!response.ok) {
@@ -63,38 +64,42 @@
   slider.addEventListener("input", () => {
     clearTimeout(sliding);
     shown.textContent = new Date(seconds() * 1000).toLocaleTimeString();
-    sliding = setTimeout(() => show(seconds() * 1000), 150);
+    sliding = setTimeout(() => show(new Date(seconds() * 1000).toISOString()), 150);
   });
   for (const button of [previous, next]) {
     button.addEventListener("click", () => {
-      if (button.dataset.at) show(Date.parse(button.dataset.at));
+      if (button.dataset.at) show(button.dataset.at);
     });
   }
-  day?.addEventListener("change", () => show(Date.parse(day.value)));
+  day?.addEventListener("change", () => show(day.value));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    if (day) show(Date.parse(day.value));
+    if (day) show(day.value);
   });
 
   /* ---- Playing: the moment moves on at the chosen speed, one frame at a time ---- */
+  let run = 0; // each press of Play starts a run; a paused or older run's steps end
   function setPlaying(on) {
     playing = on;
+    run += 1;
     play.textContent = on ? "Pause" : "Play";
     play.setAttribute("aria-pressed", String(on));
-    if (on) step(performance.now(), Date.parse(root.dataset.replayAt));
+    if (on) step(run, performance.now(), Date.parse(root.dataset.replayAt));
+    else asked++; // a frame still on its way is not shown: paused is paused
   }
-  async function step(startedAt, fromMs) {
-    if (!playing) return;
+  async function step(mine, startedAt, fromMs) {
+    if (mine !== run) return;
     const elapsed = performance.now() - startedAt;
     const atMs = fromMs + elapsed * Number(speed.value);
     const end = Number(slider.max) * 1000;
-    const ok = await show(Math.min(atMs, end));
+    const ok = await show(new Date(Math.min(atMs, end)).toISOString());
+    if (mine !== run) return;
     if (!ok || atMs >= end) {
       setPlaying(false);
       return;
     }
     const wait = Math.max(0, STEP_MS - (performance.now() - startedAt - elapsed));
-    setTimeout(() => step(startedAt, fromMs), wait);
+    setTimeout(() => step(mine, startedAt, fromMs), wait);
   }
   play.addEventListener("click", () => setPlaying(!playing));
   speed.addEventListener("change", () => {
