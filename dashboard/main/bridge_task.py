@@ -60,7 +60,8 @@ def live_feed(state: LiveState, **options) -> LiveFeed:
 
 
 class Sinks:
-    """What the bridge learns, handed to each sink in turn: the live feed, then the journal."""
+    """What the bridge learns, handed to each sink in turn: the live feed, then the journal,
+    the alert watch and the floor replay's recorder."""
 
     def __init__(self, *sinks):
         self.sinks = sinks
@@ -127,12 +128,10 @@ async def run_bridge(stop: asyncio.Event):
         notifier = Notifier()
         # After the feed: the engine reads the state the feed has just changed.
         watch = AlertWatch(feed, notifier=notifier, outside=alert_figures)
-        sinks = Sinks(feed, journal, watch)
-        replay = []  # the floor replay's recorder: after the feed, whose state it copies
-        if settings.REPLAY_RECORD:
-            recorder = FloorRecorder(state)
-            sinks.sinks += (recorder,)
-            replay = [recorder.run(stop), run_purge(stop)]
+        # The floor replay's recorder: after the feed, whose state it copies.
+        recorders = [FloorRecorder(state)] if settings.REPLAY_RECORD else []
+        replay = [work for r in recorders for work in (r.run(stop), run_purge(stop))]
+        sinks = Sinks(feed, journal, watch, *recorders)
         bridge = Bridge(socket_url(settings.UPSTREAM_BASE_URL), rest.session, rest, sinks)
         await asyncio.gather(
             feed.run(stop),

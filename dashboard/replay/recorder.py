@@ -43,7 +43,9 @@ class Recorder:
     def __init__(self, state, *, every: float = FLUSH_S, limit: int = MAX_PENDING):
         self.state = state
         self.every, self.limit = every, limit
-        self.items: list[tuple] = []  # ("e", event) | ("s", state copy, at) | ("g", start, end)
+        self.items: list[
+            tuple
+        ] = []  # ("e", event) | ("s", state copy, at) | ("g", start, end, why)
         self.waiting = 0  # events in `items`
         self.next_state_at: datetime | None = None  # None: the next item is a whole state
         self.lost_since: datetime | None = None  # events dropped since then
