@@ -8,7 +8,6 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db.models import Q
 
 from dashboard.live.feed import floor_parts
 from dashboard.live.render import Renderer
@@ -28,26 +27,22 @@ class Moment:
 
 
 def state_at(when: datetime) -> Moment:
-    base = (
-        Chunk.objects.filter(has_state=True, start__lte=when)
-        .order_by("-start", "-id")
-        .values_list("id", "start", "state")
-        .first()
-    )
     gap = Gap.objects.filter(start__lte=when, end__gt=when).first()
+    states = Chunk.objects.filter(has_state=True).order_by("start", "id")
+    base = states.filter(start__lte=when).reverse().values_list("id", "start", "state").first()
     if base is None:
         return Moment(when, None, gap, 0)
-    first_id, start, blob = base
+    base_id, start, blob = base
     state = state_of(unpack(blob), ZoneInfo(settings.TIME_ZONE), settings.SERVICE_LEVEL_THRESHOLD_S)
-    after = (
-        Chunk.objects.filter(Q(start__gt=start) | Q(start=start, id__gte=first_id), start__lte=when)
-        .order_by("start", "id")
-        .values_list("id", "has_state", "events")
-    )
+    # The events after it in the order they were applied live (`id`), up to the next state:
+    # after a reload, events emitted before it may follow it, as they did in the live view.
+    following = states.filter(start__gte=start).exclude(id=base_id)
+    chunks = Chunk.objects.filter(id__gte=base_id).order_by("id")
+    next_id = following.values_list("id", flat=True).first()
+    if next_id is not None:
+        chunks = chunks.filter(id__lt=next_id)
     limit, applied = us(when), 0
-    for chunk_id, has_state, events in after.iterator(chunk_size=100):
-        if has_state and chunk_id != first_id:
-            break  # a whole state written after events later than it (a clock stepping back)
+    for events in chunks.values_list("events", flat=True).iterator(chunk_size=20):
         for row in unpack(events):
             if row[1] > limit:
                 return Moment(when, state, gap, applied)

@@ -52,9 +52,12 @@ class Recorder:
         self.lost = 0
         self.outside = None  # what the state holds that no event brings, as last recorded
         self.failing = False
+        self.last_state_at: datetime | None = None  # a replay shows that state from then on
 
     # ---- The bridge's sink (on the event loop: references and copies only) -------------------
     def snapshot(self, agents, calls):
+        """A reload of the service's truth, stamped when the live view showed it: events
+        emitted before it and applied after it (held during the reload) follow it."""
         self._take_state(max(self.state.last_event_at or now(), now()))
 
     def event(self, event: c.Event):
@@ -81,6 +84,7 @@ class Recorder:
 
     def _take_state(self, at: datetime):
         self.items.append(("s", copy_state(self.state), at))
+        self.last_state_at = at
         self.outside = self._outside()
         every = STATE_EVERY // US
         self.next_state_at = from_us((us(at) // every + 1) * every)  # on the clock's quarter

@@ -19,6 +19,7 @@ from dashboard.replay.models import Chunk, Gap
 from dashboard.replay.recorder import Recorder, write
 from dashboard.testing.feeds import T0, Events
 from dashboard.testing.replay import a_morning, floor, live
+from dashboard.upstream import contract as c
 
 
 @pytest.mark.django_db(transaction=True)
@@ -101,6 +102,27 @@ async def test_a_change_without_an_event_is_recorded_as_a_whole_state():
     assert await Chunk.objects.filter(has_state=True).acount() == 4
     got = await sync_to_async(reader.state_at)(datetime.now(UTC))  # from when it changed
     assert got.state.day.totals == state.day.totals and got.state.day.totals.calls == 9
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_events_held_during_a_reload_show_from_the_reload_on():
+    """The bridge applies the events that arrived during a reload after it, though the
+    service emitted them before the reload's moment: the replay shows them after it too."""
+    state = LiveState(ZoneInfo("UTC"))
+    recorder = Recorder(state)
+    before = datetime.now(UTC) - timedelta(seconds=1)
+    agents = [c.Agent("a1", "Ava", "Sales", "paused", before, None)]
+    state.load_snapshot(agents, [], datetime.now(UTC))
+    recorder.snapshot(agents, [])  # stamped now
+    await recorder.flush()  # the held events come in the next pass's chunk
+    agent = c.Agent("a1", "Ava", "Sales", "available", before, None)
+    held = c.Event("agent.status", "org", 7, before, c.AgentChanged(agent))
+    state.apply(held)
+    recorder.event(held)
+    await recorder.flush()
+    assert await Chunk.objects.filter(has_state=True).acount() == 1
+    got = await sync_to_async(reader.state_at)(datetime.now(UTC))
+    assert got.state.agents == state.agents and got.state.agents["a1"].status == "available"
 
 
 def rename(table, to):

@@ -1,11 +1,13 @@
 """Property: the replayed floor at any moment equals the live floor at that moment.
 
 The real bridge follows the simulated tenant over its sockets (at speed 10, its sockets
-dropped once halfway, so the recording also holds a reload of the service's truth) into
+dropped once and a seq skipped once, so the recording also holds two reloads of the
+service's truth, the second with the events held during it applied after it) into
 the live state, with the recorder beside it, as the leading bridge runs them. Meanwhile a
-sink after them keeps a copy of the live floor after every change, with the moment it
-holds from. Then Hypothesis draws moments across the run (derandomized: the same draws on
-every run) and each one's replay must equal the live floor of that moment, KPIs included.
+sink after them keeps a copy of the live floor after every change, with the moment the
+live view showed it from. Then Hypothesis draws moments across the run (derandomized: the
+same draws on every run) and each one's replay must equal the live floor of that moment,
+KPIs included.
 """
 
 import asyncio
@@ -47,38 +49,47 @@ class Live:
 
 
 class Seen:
-    """The live floor after every change, from the moment it holds: an event's time, or a
-    reload's (the later of the last event's time and now, as the recorder stamps it)."""
+    """The live floor after every change, from the moment the live view showed it: an
+    event's time, or a reload's as the recorder stamped it (the clock's, when the state was
+    replaced); an event held during a reload and applied after it shows from the reload."""
 
-    def __init__(self, state):
-        self.state = state
+    def __init__(self, state, recorder):
+        self.state, self.recorder = state, recorder
         self.floors: list[tuple[datetime, LiveState]] = []
-        self.reloads = 0
+        self.reloaded_at: datetime | None = None
 
     def snapshot(self, agents, calls):
-        self.reloads += 1
-        now = datetime.now(UTC)
-        self.floors.append((max(self.state.last_event_at or now, now), copy_state(self.state)))
+        self.reloaded_at = self.recorder.last_state_at
+        self.floors.append((self.reloaded_at, copy_state(self.state)))
 
     def event(self, event):
-        self.floors.append((event.emitted_at, copy_state(self.state)))
+        shown = max(event.emitted_at, self.reloaded_at or event.emitted_at)
+        self.floors.append((shown, copy_state(self.state)))
 
     def status(self, state, reason=""):
         pass
 
+    @property
+    def reloads(self) -> int:
+        return self.state.snapshots
+
 
 async def record(sim) -> Seen:
     state = LiveState(ZoneInfo(settings.TIME_ZONE), settings.SERVICE_LEVEL_THRESHOLD_S)
-    recorder, seen = Recorder(state), Seen(state)
+    recorder = Recorder(state)
+    seen = Seen(state, recorder)
     async with httpx.AsyncClient() as client:
         bridge, _ = bridge_for(sim, client, Sinks(Live(state), recorder, seen))
         stop = asyncio.Event()
         tasks = [asyncio.create_task(bridge.run(stop)), asyncio.create_task(recorder.run(stop))]
         await await_until(lambda: len(seen.floors) >= 20, what="the first events")
-        await asyncio.sleep(RUN_S / 2)
+        await asyncio.sleep(RUN_S / 3)
         sim.control("drop-sockets")
         await await_until(lambda: seen.reloads >= 2, what="the reload after the drop")
-        await asyncio.sleep(RUN_S / 2)
+        await asyncio.sleep(RUN_S / 3)
+        sim.control("skip-seq")  # a reload with the events held meanwhile applied after it
+        await await_until(lambda: seen.reloads >= 3, what="the reload after the seq gap")
+        await asyncio.sleep(RUN_S / 3)
         stop.set()
         await asyncio.wait_for(asyncio.gather(*tasks), timeout=10)
     return seen
