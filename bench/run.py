@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import browser, reconnect
+from bench import browser, reconnect, replay
 from dashboard.live.feed import TICK_S  # the reference coalesces on the live feed's tick
 from dashboard.testing.processes import Process, free_port
 from dashboard.testing.servers import start_dashboard
@@ -58,7 +58,13 @@ SCENARIOS = {
         Scenario("smoke", 10, 5, 3, 2),  # the smoke test's
     ]
 }
-OTHERS = {"reconnect": reconnect.measure}  # scenarios with a module of their own
+OTHERS = {  # scenarios with a module of their own
+    "reconnect": reconnect.measure,
+    "replay": replay.measure,
+    "replay_smoke": lambda workdir, spawn: replay.measure(  # the smoke test's
+        workdir, agents=50, rate=50, seconds=120, seeks=20
+    ),
+}
 # Event-to-paint in Chromium (bench/browser.py), each page during one window of the load
 BROWSER_PAGES = {
     "browser": (
@@ -79,7 +85,7 @@ BROWSER_PAGES = {
         [browser.Page("live", "", 1280, 800), browser.Page("wallboard", "kiosk", 1280, 800)],
     ),
 }
-DEFAULT = ("small", "floor", "burst", "crowd", "reconnect", "browser", "browser_small")
+DEFAULT = ("small", "floor", "burst", "crowd", "reconnect", "replay", "browser", "browser_small")
 
 
 def cpu_ticks(pid: int) -> int:

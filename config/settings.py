@@ -91,6 +91,12 @@ SERVICE_LEVEL_THRESHOLD_S = env.int("SERVICE_LEVEL_THRESHOLD_S", default=20)
 RETENTION_DAYS = env.int("RETENTION_DAYS", default=90)
 if RETENTION_DAYS < 1:
     raise ImproperlyConfigured("RETENTION_DAYS must be at least 1")
+# The floor replay (docs/replay.md): the live events are recorded and kept this many days
+# (today counted); REPLAY_RECORD=false stops recording.
+REPLAY_DAYS = env.int("REPLAY_DAYS", default=7)
+if REPLAY_DAYS < 1:
+    raise ImproperlyConfigured("REPLAY_DAYS must be at least 1")
+REPLAY_RECORD = env.bool("REPLAY_RECORD", default=True)
 # The live feed pushes at least this often on a quiet floor; the upstream status it keeps
 # for /readyz lapses after three missed beats. Browsers call a screen stale after
 # LIVE_STALE_AFTER_S without a message (keep it above the heartbeat).
@@ -139,6 +145,7 @@ INSTALLED_APPS = [
     "dashboard.wallboard",
     "dashboard.alerts",
     "dashboard.drilldown",
+    "dashboard.replay",
     "dashboard.main",
     "dashboard.simulator",
 ]

@@ -35,4 +35,5 @@ urlpatterns = [
     path("", include("dashboard.wallboard.urls")),
     path("", include("dashboard.alerts.urls")),
     path("", include("dashboard.drilldown.urls")),
+    path("", include("dashboard.replay.urls")),
 ]

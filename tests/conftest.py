@@ -10,6 +10,8 @@ SLOW_FIRST = [
     "tests/accessibility/test_axe.py",
     "tests/reports/test_browser.py",
     "tests/live/test_browser.py",
+    "tests/replay/test_browser.py",
+    "tests/replay/test_replayed_equals_live.py",
     "tests/alerts/test_alerting.py",
     "tests/alerts/test_browser.py",
     "tests/upstream/test_bridge.py",

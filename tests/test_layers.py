@@ -5,10 +5,10 @@ Bottom to top: `shared` (what several apps use), then `upstream` (the adapter) a
 `accounts`; `live` above them; `quality`, `reports` and `wallboard` above `live`, which
 may use each other's modules but never their views, and never in a circle; `alerts` beside
 them, above `live` (the composition root hands it what the others know); `drilldown`
-(the agent and call pages) above them all; the composition root (`main`) and `config` on
-top. Apart: the simulator (a peer over sockets: nothing
-imports it, it imports nothing of ours), the harness (`dashboard.testing`, for tests and
-bench only), bench (never tests), and tests (never each other).
+(the agent and call pages) above them all; `replay` (the floor replay) above `live`; the
+composition root (`main`) and `config` on top. Apart: the simulator (a peer over sockets:
+nothing imports it, it imports nothing of ours), the harness (`dashboard.testing`, for
+tests and bench only), bench (never tests), and tests (never each other).
 """
 
 import ast
@@ -26,6 +26,7 @@ PRODUCT = (
     "wallboard",
     "alerts",
     "drilldown",
+    "replay",
 )
 PEERS = {"quality", "reports", "wallboard"}
 MAY_IMPORT = {
@@ -36,6 +37,7 @@ MAY_IMPORT = {
     **{peer: {"shared", "upstream", "accounts", "live", *PEERS} for peer in PEERS},
     "alerts": {"shared", "upstream", "accounts", "live"},
     "drilldown": {"shared", "upstream", "accounts", "live", *PEERS},
+    "replay": {"shared", "upstream", "accounts", "live"},
     "config": {*PRODUCT},
     "main": {*PRODUCT, "config"},
     "simulator": set(),

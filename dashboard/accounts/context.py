@@ -9,6 +9,7 @@ from .roles import MANAGER, RANK, SUPERVISOR, WALLBOARD, user_role
 NAVIGATION = [
     # (label, path, minimum role)
     ("Live", "/", WALLBOARD),
+    ("Replay", "/replay/", SUPERVISOR),
     ("Campaigns", "/campaigns/", SUPERVISOR),
     ("QA", "/qa/", SUPERVISOR),
     ("Alerts", "/alerts/", SUPERVISOR),

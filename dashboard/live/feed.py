@@ -307,22 +307,27 @@ class LiveFeed:
 
     def full_parts(self) -> dict[str, str]:
         """The whole view as out-of-band containers: what a (re)connecting browser gets."""
-        empty = '<li class="empty">{}</li>'
-        calls = "".join(self.call_html.values()) or format_html(empty, "No calls right now")
-        queues = "".join(self.queue_html.values()) or format_html(empty, "No queue figures yet")
         return {
-            "agents": "".join(
-                ['<div id="agents" class="agents">', *self.agent_html.values(), "</div>"]
-            ),
-            # Scrollable lists: reachable by keyboard, and named (WCAG 2.1.1, 4.1.2)
-            "calls": f'<ul id="calls-list" class="rows" tabindex="0" aria-label="Live calls">'
-            f"{calls}</ul>",
-            "queues": f'<ul id="queues-list" class="rows" tabindex="0" aria-label="Queues">'
-            f"{queues}</ul>",
-            "kpis": self.kpi_html,
+            **floor_parts(self.agent_html, self.call_html, self.queue_html, self.kpi_html),
             **self.panel_html,
             "status": self.upstream_html(),
         }
+
+
+def floor_parts(agents: dict, calls: dict, queues: dict, kpis: str) -> dict[str, str]:
+    """The live view's containers around its rendered rows (the floor replay's too)."""
+    empty = '<li class="empty">{}</li>'
+    calls = "".join(calls.values()) or format_html(empty, "No calls right now")
+    queues = "".join(queues.values()) or format_html(empty, "No queue figures yet")
+    return {
+        "agents": "".join(['<div id="agents" class="agents">', *agents.values(), "</div>"]),
+        # Scrollable lists: reachable by keyboard, and named (WCAG 2.1.1, 4.1.2)
+        "calls": f'<ul id="calls-list" class="rows" tabindex="0" aria-label="Live calls">'
+        f"{calls}</ul>",
+        "queues": f'<ul id="queues-list" class="rows" tabindex="0" aria-label="Queues">'
+        f"{queues}</ul>",
+        "kpis": kpis,
+    }
 
 
 def rendered_floor(audience: Shows) -> tuple[int | None, dict[str, str]]:

@@ -1,7 +1,8 @@
 """The dashboard's background work: the live bridge to the service, its feed, the
-summaries refresher, the intraday recorder, the processing of stored webhook
-deliveries, the drill-down's journal and its daily purge, the alert engine and its chat
-webhook, wired together here (each is handed what the others give it).
+summaries refresher, the intraday recorder, the floor replay's recorder and its purge, the
+processing of stored webhook deliveries, the drill-down's journal and its daily purge, the
+alert engine and its chat webhook, wired together here (each is handed what the others
+give it).
 
 `run_bridge` is what `manage.py bridge` runs on its own (production) and what `manage.py
 serve` runs beside Daphne on the same event loop (one machine: Daphne has no lifespan and
@@ -32,6 +33,8 @@ from dashboard.live.state import LiveState
 from dashboard.quality.models import Delivery
 from dashboard.quality.processing import run_processor
 from dashboard.quality.publish import publish_qa
+from dashboard.replay.recorder import Recorder as FloorRecorder
+from dashboard.replay.retention import run_purge
 from dashboard.reports.outbound import queue_rows
 from dashboard.reports.publish import campaigns_changed
 from dashboard.reports.recorder import Recorder
@@ -57,7 +60,8 @@ def live_feed(state: LiveState, **options) -> LiveFeed:
 
 
 class Sinks:
-    """What the bridge learns, handed to each sink in turn: the live feed, then the journal."""
+    """What the bridge learns, handed to each sink in turn: the live feed, then the journal,
+    the alert watch and the floor replay's recorder."""
 
     def __init__(self, *sinks):
         self.sinks = sinks
@@ -124,7 +128,10 @@ async def run_bridge(stop: asyncio.Event):
         notifier = Notifier()
         # After the feed: the engine reads the state the feed has just changed.
         watch = AlertWatch(feed, notifier=notifier, outside=alert_figures)
-        sinks = Sinks(feed, journal, watch)
+        # The floor replay's recorder: after the feed, whose state it copies.
+        recorders = [FloorRecorder(state)] if settings.REPLAY_RECORD else []
+        replay = [work for r in recorders for work in (r.run(stop), run_purge(stop))]
+        sinks = Sinks(feed, journal, watch, *recorders)
         bridge = Bridge(socket_url(settings.UPSTREAM_BASE_URL), rest.session, rest, sinks)
         await asyncio.gather(
             feed.run(stop),
@@ -136,6 +143,7 @@ async def run_bridge(stop: asyncio.Event):
             run_retention(stop),
             watch.run(stop),
             notifier.run(stop),
+            *replay,
         )
 
 

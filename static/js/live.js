@@ -22,6 +22,11 @@
   const conn = document.getElementById("conn");
   const socketElt = document.querySelector("[ws-connect]");
   const loadedAt = Date.now();
+  // The floor replay shows a past moment: its timers count up to that moment, not to now.
+  const replayed = document.querySelector("[data-replay-at]");
+  function pageNow() {
+    return replayed ? Date.parse(replayed.dataset.replayAt) : Date.now();
+  }
   let socketState = "connecting";
   let lastMessageAt = 0;
   let sortDirty = true;
@@ -61,7 +66,7 @@
           for (const e of entries) {
             if (e.isIntersecting) {
               onScreen.add(e.target);
-              showTime(e.target, Date.now()); // it may have been off screen for a while
+              showTime(e.target, pageNow()); // it may have been off screen for a while
             } else onScreen.delete(e.target);
           }
         })
@@ -106,7 +111,7 @@
   }
 
   function tick() {
-    const now = Date.now();
+    const now = pageNow();
     for (const elt of onScreen) showTime(elt, now);
     let breaches = 0;
     for (const tile of limited) breaches += showLimit(tile, now);
@@ -246,9 +251,10 @@
       if (filterForm.elements[name]) filterForm.elements[name].value = value;
     }
     filterForm.addEventListener("input", () => {
-      const params = new URLSearchParams();
+      const params = new URLSearchParams(location.search); // the replay's moment stays
       for (const el of filterForm.elements) {
         if (el.name && el.value) params.set(el.name, el.value);
+        else if (el.name) params.delete(el.name);
       }
       const query = params.toString();
       history.replaceState(null, "", query ? `?${query}` : location.pathname);
@@ -372,7 +378,7 @@
       newest.delete(key);
       newest.set(key, elt);
     }
-    const now = Date.now();
+    const now = pageNow();
     for (const elt of newest.values()) place(elt, now);
     if (tileAdded) sortGrid(); // a new agent takes its place now; changed keys on the tick
     tileAdded = false;
@@ -403,13 +409,19 @@
       lastMessageAt = Date.now(); // pages whose pushes htmx swaps
     });
   }
+  // The floor replay's frames (replay.js): the whole floor at a moment, placed at once.
+  document.addEventListener("replay:frame", (e) => {
+    arrived.push(e.detail.html);
+    applyArrived();
+    tick();
+  });
   // Pages whose pushes htmx swaps itself (a row it has not seen names its list).
   document.body.addEventListener("htmx:oobErrorNoTarget", (e) => {
     const elt = e.detail.content;
     const list = elt?.dataset?.into && document.getElementById(elt.dataset.into);
     if (list) {
       list.appendChild(elt);
-      watch(elt, Date.now());
+      watch(elt, pageNow());
     }
   });
 
@@ -436,7 +448,7 @@
   const first = grid();
   if (first) for (const tile of first.children) adoptTile(tile);
   tileAdded = false;
-  watch(document.querySelector("main") || document.body, Date.now());
+  watch(document.querySelector("main") || document.body, pageNow());
   applyFilters();
   tick();
   showClock();

@@ -24,6 +24,7 @@ PAGES = [
     ("call", "manager", "/calls/{call}/", "main .panel"),
     ("search", "supervisor", "/search/?q=a", "main"),
     ("preferences", "supervisor", "/accounts/preferences/", "main form"),
+    ("replay", "supervisor", "/replay/", "#replay-at"),  # the floor as the recorder kept it
     # The person's own dark theme on a light screen (data-theme, not the media query)
     ("live-chosen-dark", "dora", "/", LIVE),
     ("coaching-chosen-dark", "dora", "/coaching/", "#alerts-body tr.alert-row"),

@@ -63,3 +63,14 @@ def test_it_measures_event_to_paint_in_chromium(tmp_path):
         assert 0 < page["main_busy_pct"] < 100 and page["fps"] > 0
         assert page["console_errors"] == []
     assert "browser_smoke" in run.stdout  # the table
+
+
+def test_it_measures_recording_and_seeking_the_floor_replay(tmp_path):
+    run = bench("replay_smoke", tmp_path)
+    got = json.loads((tmp_path / "latest.json").read_text())["replay_smoke"]
+    assert (got["agents"], got["events_per_s"]) == (50, 50)
+    assert got["events"] >= 50 * 120 and got["states"] >= 120 // 15
+    assert got["write_events_per_s"] > 50 and got["loop_us_per_event"] > 0
+    assert 0 < got["seek_p50_ms"] <= got["seek_p99_ms"] <= got["seek_max_ms"]
+    assert got["table_mb"] > 0 and got["bytes_per_event"] > 0 and got["mb_per_day"] > 0
+    assert "replay_smoke" in run.stdout

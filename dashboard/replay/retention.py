@@ -1,0 +1,50 @@
+"""The replay keeps REPLAY_DAYS days, today counted, in the organisation's zone; older
+days are purged once a day by the leading bridge and by `manage.py purge_replay`."""
+
+import asyncio
+import logging
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import transaction
+
+from dashboard.live.state import day_start
+from dashboard.shared.aio import pause
+
+from .models import Chunk, Gap
+
+log = logging.getLogger("dashboard.replay.retention")
+DAY_S = 24 * 3600
+RETRY_S = 600
+
+
+def cutoff(days: int | None = None, now: datetime | None = None) -> datetime:
+    """Midnight of the oldest day kept."""
+    tz = ZoneInfo(settings.TIME_ZONE)
+    today = (now or datetime.now(UTC)).astimezone(tz).date()
+    return day_start(today - timedelta(days=(days or settings.REPLAY_DAYS) - 1), tz)
+
+
+@transaction.atomic
+def purge(days: int | None = None) -> dict[str, int]:
+    before = cutoff(days)
+    return {
+        "chunks": Chunk.objects.filter(start__lt=before).delete()[0],
+        "gaps": Gap.objects.filter(end__lt=before).delete()[0],
+    }
+
+
+async def run_purge(stop: asyncio.Event):
+    """Purge now, then once a day."""
+    while not stop.is_set():
+        try:
+            counts = await sync_to_async(purge, thread_sensitive=False)()
+        except Exception:
+            log.exception("replay: purging days older than %d failed", settings.REPLAY_DAYS)
+            await pause(stop, RETRY_S)
+            continue
+        if any(counts.values()):
+            log.info("replay: purged days older than %d: %s", settings.REPLAY_DAYS, counts)
+        await pause(stop, DAY_S)
