@@ -29,6 +29,7 @@ from django.utils.html import format_html
 from dashboard.shared.aio import pause
 from dashboard.upstream import contract as c
 
+from . import scope
 from .leader import still_leading
 from .render import Renderer, iso
 from .state import Changes, LiveState, ai_share_pct
@@ -45,30 +46,43 @@ TICK_S = 0.05  # the coalescing tick; docs/performance.md measured 0.1, 0.05 and
 # The KPI strip is rendered and sent at most this often (it changes with nearly every event:
 # 4 KB in every push otherwise); a change in between goes out when this much has passed.
 KPI_EVERY_S = 0.25
+TEAM_SETS_EVERY_S = 1.0  # the team sets pages show (scope.py) are read this often
 PANELS = ("kpis", "agents", "queues", "campaigns", "qa", "alerts")  # a wallboard may show
 
 
 @dataclass(frozen=True)
 class Shows:
-    """An audience of the live pushes: the parts its page shows. Every frame ends with the
-    header's status (freshness, AI line), which every page shows."""
+    """An audience of the live pushes: the parts its page shows, and the teams whose KPI
+    strip it shows (() for the whole floor's). Every frame ends with the header's status
+    (freshness, AI line), which every page shows."""
 
     parts: tuple[str, ...]
+    teams: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
-        return "+".join(self.parts)
+        return "+".join(self.parts) + (f"@{scope.key(self.teams)}" if self.teams else "")
+
+    def part_keys(self) -> list[str]:
+        """The push's parts this audience is sent, in order: its teams' KPI strip."""
+        kpis = kpis_part(self.teams)
+        return [kpis if p == "kpis" else p for p in self.parts]
 
     def compose(self, parts: dict[str, str]) -> str:
         """The frame of a push or a snapshot: "" when nothing it shows changed (the fan-out
         then advances the audience's version without writing anything)."""
-        return "".join([*(parts.get(p, "") for p in self.parts), parts.get("status", "")])
+        return "".join([*(parts.get(p, "") for p in self.part_keys()), parts.get("status", "")])
 
     def frame(self, message: dict) -> str:
         return self.compose(message["parts"])
 
 
 LIVE_VIEW = Shows(("agents", "calls", "queues", "kpis"))
+
+
+def kpis_part(teams: tuple[str, ...]) -> str:
+    """The name of the KPI strip's part for a team set ("kpis": the whole floor's)."""
+    return f"kpis@{scope.key(teams)}" if teams else "kpis"
 
 
 def wallboard(panels) -> Shows:
@@ -106,7 +120,9 @@ class LiveFeed:
         self.agent_html: dict[str, str] = {}
         self.call_html: dict[str, str] = {}
         self.queue_html: dict[str, str] = {}
-        self.kpi_html = ""
+        self.kpi_html: dict[tuple, str] = {}  # team set (() the whole floor) -> its KPI strip
+        self.team_sets: set[tuple[str, ...]] = set()  # the team sets pages show (scope.py)
+        self._sets_at = -TEAM_SETS_EVERY_S  # when they were last read
         self.campaign_rows: list[c.Campaign] = []
         self.panel_html: dict[str, str] = {}  # the wallboard's campaigns, qa and alerts panels
         self._named = 0  # how many agents the cached names and teams cover
@@ -181,6 +197,10 @@ class LiveFeed:
     async def push(self, changes: Changes):
         if not still_leading():
             return  # fenced: another bridge may lead by now; this one is being stopped
+        if time.monotonic() - self._sets_at >= TEAM_SETS_EVERY_S:
+            self._sets_at = time.monotonic()
+            sets = await sync_to_async(cache.get, thread_sensitive=False)(scope.TEAM_SETS_KEY)
+            self.team_sets = scope.in_use(sets)
         parts = self.render_changes(changes)
         self.version += 1
         keep = {SNAPSHOT_KEY: (self.version, parts if changes.full else self.full_parts())}
@@ -252,27 +272,28 @@ class LiveFeed:
             "agents": "".join(agents),
             "calls": "".join(calls),
             "queues": "".join(queues),
-            "kpis": kpis,
+            **kpis,
             **panels,
         }
         parts["status"] = self.status_part(any(parts.values()))
         return parts
 
-    def render_kpis(self, changes: Changes) -> str:
-        """The KPI strip when it changed, at most every KPI_EVERY_S ("" otherwise). It is
+    def render_kpis(self, changes: Changes) -> dict[str, str]:
+        """The KPI strips that changed (the whole floor's and each team set's in use, by
+        part name), at most every KPI_EVERY_S; a team set new in use at once. They are
         re-rendered even without events: states under way count up to now (the heartbeat
-        keeps it right on a quiet floor)."""
+        keeps them right on a quiet floor)."""
         clock = time.monotonic()
-        if not changes.full and clock - self._kpis_at < KPI_EVERY_S:
+        new_set = not self.team_sets <= self.kpi_html.keys()
+        if not changes.full and not new_set and clock - self._kpis_at < KPI_EVERY_S:
             if changes.kpis and self.kpis_due is None:
                 self.kpis_due = self._kpis_at + KPI_EVERY_S  # the run loop wakes for it
-            return ""
+            return {}
         self._kpis_at, self.kpis_due = clock, None
-        kpis = self.render.kpis(self.state, self.figures, now())
-        if kpis == self.kpi_html:
-            return ""
-        self.kpi_html = kpis
-        return kpis
+        strips = self.render.kpi_strips(self.state, self.figures, now(), self.team_sets)
+        changed = {kpis_part(t): h for t, h in strips.items() if h != self.kpi_html.get(t)}
+        self.kpi_html = strips
+        return changed
 
     def status_part(self, busy: bool) -> str:
         """The header's status, in a push when it changed, in every push with nothing else,
@@ -319,7 +340,7 @@ class LiveFeed:
             f"{calls}</ul>",
             "queues": f'<ul id="queues-list" class="rows" tabindex="0" aria-label="Queues">'
             f"{queues}</ul>",
-            "kpis": self.kpi_html,
+            **{kpis_part(teams): html for teams, html in self.kpi_html.items()},
             **self.panel_html,
             "status": self.upstream_html(),
         }
@@ -333,7 +354,8 @@ def rendered_floor(audience: Shows) -> tuple[int | None, dict[str, str]]:
     if snapshot is None:
         return None, {}
     version, parts = snapshot
-    return version, {p: parts.get(p, "") for p in (*audience.parts, "status")}
+    keys = zip((*audience.parts, "status"), (*audience.part_keys(), "status"), strict=True)
+    return version, {p: parts.get(k, "") for p, k in keys}
 
 
 def now() -> datetime:

@@ -168,9 +168,12 @@
 
   /* ---- Filters, kept in the URL; read once per change, not per tile ---- */
   const filterForm = document.getElementById("filters");
+  // The page's teams, as the server worked them out ("my floor", or the address's): "" all.
+  const scopeTeams = filterForm?.dataset.teams || "";
   function readFilters() {
     const p = new URLSearchParams(location.search);
     return {
+      scope: scopeTeams ? new Set(scopeTeams.split(",")) : null,
       team: p.get("team") || "",
       state: p.get("state") || "",
       q: (p.get("q") || "").trim().toLowerCase(),
@@ -181,6 +184,7 @@
   let filter = readFilters();
   function matches(tile) {
     return (
+      (!filter.scope || filter.scope.has(tile.dataset.team)) &&
       (!filter.team || tile.dataset.team === filter.team) &&
       (!filter.state || tile.dataset.state === filter.state) &&
       (!filter.q || (tile.dataset.name || "").toLowerCase().includes(filter.q))
