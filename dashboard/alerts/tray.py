@@ -1,11 +1,18 @@
 """The open alerts as pages show them: the tray (every signed-in page), and the wallboards'
 banner with the tiles to flash. Rendered once per change from the database (who
 acknowledged what included), kept in the cache for a page's first look, and pushed to the
-groups every socket page and wallboard joins (dashboard/live/groups.py)."""
+groups every socket page and wallboard joins (dashboard/live/groups.py).
+
+The tray is one for everyone: an alert about one agent carries the agent's team, and the
+tray its open and alarm counts per team, so each page shows its person's teams' alerts
+and counts (static/js/alerts.js) with no tray rendered per team set."""
+
+import json
 
 from django.core.cache import cache
 from django.template.loader import render_to_string
 
+from dashboard.live.feed import AGENT_TEAMS_KEY
 from dashboard.live.groups import ALERTS, ALERTS_BOARD, ALERTS_BOARD_AGENTS, alerts_key, push_html
 
 from .models import ALARM, Alert, Metric
@@ -35,15 +42,43 @@ def tiles_of(alert: Alert) -> list[str]:
     return []
 
 
+def with_teams(alerts) -> list[Alert]:
+    """Each alert with `team`: its agent's team, "" when it is about no one agent (a queue,
+    the floor: everyone's) or about an agent the floor does not know now."""
+    teams = cache.get(AGENT_TEAMS_KEY) or {}
+    for alert in alerts:
+        kind, _, key = alert.subject.partition(":")
+        alert.team = teams.get(key, "") if kind == "agent" else ""
+    return alerts
+
+
+def in_teams(alerts, teams) -> list[Alert]:
+    """The alerts a person with `teams` sees (all of them for () the whole floor)."""
+    return [a for a in alerts if not teams or not a.team or a.team in teams]
+
+
 def render_all() -> dict[str, str]:
     """The tray and both banners, from the open alerts."""
-    alerts = ordered(
-        Alert.objects.filter(cleared_at__isnull=True).select_related("rule", "acknowledged_by")
+    alerts = with_teams(
+        ordered(
+            Alert.objects.filter(cleared_at__isnull=True).select_related("rule", "acknowledged_by")
+        )
     )
     alarms = sum(a.level == ALARM for a in alerts)
+    by_team: dict[str, list[int]] = {}  # team -> [open, alarms]
+    for a in alerts:
+        if a.team:
+            counts = by_team.setdefault(a.team, [0, 0])
+            counts[0] += 1
+            counts[1] += a.level == ALARM
     tray = render_to_string(
         "alerts/_tray.html",
-        {"alerts": alerts[:SHOWN], "count": len(alerts), "alarms": alarms},
+        {
+            "alerts": alerts[:SHOWN],
+            "count": len(alerts),
+            "alarms": alarms,
+            "by_team": json.dumps(by_team, separators=(",", ":"), sort_keys=True),
+        },
     )
     without_agents = [a for a in alerts if not a.subject.startswith("agent:")]
     return {

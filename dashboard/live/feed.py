@@ -42,6 +42,7 @@ SNAPSHOT_KEY = "live:snapshot"
 STATUS_KEY = "live:upstream"
 TEAMS_KEY = "live:teams"
 NAMES_KEY = "live:agent-names"  # agent id -> name, for pages fed by webhooks (ids only)
+AGENT_TEAMS_KEY = "live:agent-teams"  # agent id -> team, for the alerts about one agent
 TICK_S = 0.05  # the coalescing tick; docs/performance.md measured 0.1, 0.05 and 0.033 s
 # The KPI strip is rendered and sent at most this often (it changes with nearly every event:
 # 4 KB in every push otherwise); a change in between goes out when this much has passed.
@@ -208,6 +209,7 @@ class LiveFeed:
             agents = self.state.agents.values()
             keep[TEAMS_KEY] = sorted({a.team for a in agents if a.team})
             keep[NAMES_KEY] = {a.agent_id: a.name for a in agents}
+            keep[AGENT_TEAMS_KEY] = {a.agent_id: a.team for a in agents}
             self._named = len(self.state.agents)
         # In a thread of its own: `cache.aset` would queue behind every view's database work
         # in Django's one shared sync thread (a sign-in's password hash alone takes 0.3 s).

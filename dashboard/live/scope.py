@@ -84,6 +84,15 @@ def link(query, teams: tuple[str, ...]) -> str:
     return f"?{params.urlencode()}"
 
 
+def links(query, shown: Scope) -> dict:
+    """The "My floor · Whole floor" links of a page (templates/accounts/_scope.html)."""
+    return {
+        "mine": link(query, shown.mine),
+        "mine_param": key(shown.mine),
+        "all": link(query, ()),
+    }
+
+
 def register(teams: tuple[str, ...], known) -> bool:
     """Ask the feed for this set's strip (`known`: the floor's teams); True when written."""
     if not teams or not set(teams) & set(known or ()):

@@ -32,12 +32,8 @@ def home(request, charts):
         {
             "team_choices": shown.teams or known,
             "scope": shown,
-            "teams_all": scope.ALL,
-            "links": {
-                "mine": scope.link(request.GET, shown.mine),
-                "mine_param": scope.key(shown.mine),
-                "all": scope.link(request.GET, ()),
-            },
+            "alert_teams": shown.teams,  # the tray follows the page's scope
+            "links": scope.links(request.GET, shown),
             "states": [(key, label) for key, (_, label) in STATE_LOOK.items()],
             "charts": day,
             "panels": panels(day),

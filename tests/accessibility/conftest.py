@@ -2,7 +2,8 @@
 and outbound figures arrive), limits low enough that tiles turn amber and red, two
 agents held paused (the simulator's clock runs ahead of the wall at speed 3, so its own
 states start "in the future" and may never look long), a few coaching alerts asked of the
-simulator (its own come after 8% of calls, too seldom to wait for), a kiosk link, and a signed-in browser state per role."""
+simulator (its own come after 8% of calls, too seldom to wait for), a kiosk link, and a
+signed-in browser state per role."""
 
 import re
 

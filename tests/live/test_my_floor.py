@@ -107,7 +107,7 @@ def test_the_feed_renders_each_team_sets_strip_once_per_push(db):
     events = Events()
     feed.event(events.agent(1, "s1", "paused", team="Support"))
     parts = feed.render_changes(Changes(agents={"s1"}, kpis=True))
-    assert set(k for k in parts if k.startswith("kpis")) == {"kpis", "kpis@Support"}
+    assert {k for k in parts if k.startswith("kpis")} == {"kpis", "kpis@Support"}
     assert kpi(parts["kpis@Support"], "paused") == 1
     assert "kpis@Sales North,Support" not in feed.full_parts()
 
