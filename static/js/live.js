@@ -27,6 +27,7 @@
   let sortDirty = true;
   let countDirty = true;
   let tileAdded = false; // a new agent: sorted into its place in the same frame
+  let domSortDue = true; // the tiles' order in the page, not only on screen (sortGrid)
 
   /* ---- Time formatting ---- */
   function clock(seconds) {
@@ -210,7 +211,7 @@
         tile.sortKey = sortKey(tile);
       }
     }
-    countDirty = sortDirty = true;
+    countDirty = sortDirty = domSortDue = true;
   }
   function showCount() {
     countDirty = false;
@@ -231,6 +232,9 @@
     }
     return name;
   }
+  // The tiles are put in their sorted order in the page too when the sort is chosen and when
+  // an agent arrives, so the keyboard and screen readers meet them in the order shown (WCAG
+  // 2.4.3); between those, keys changing (time in state) move them by CSS order alone.
   function sortGrid() {
     sortDirty = false;
     const g = grid();
@@ -238,6 +242,12 @@
     const sorted = [...g.children].sort((a, b) =>
       a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0,
     );
+    if (domSortDue || tileAdded) {
+      domSortDue = false;
+      const focused = g.contains(document.activeElement) && document.activeElement;
+      if (sorted.some((tile, i) => g.children[i] !== tile)) g.append(...sorted);
+      if (focused && document.activeElement !== focused) focused.focus();
+    }
     // CSS order, not DOM moves: no reflow of the subtree, one style write per changed tile.
     sorted.forEach((tile, i) => {
       const order = String(i);

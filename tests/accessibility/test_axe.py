@@ -24,6 +24,9 @@ PAGES = [
     ("call", "manager", "/calls/{call}/", "main .panel"),
     ("search", "supervisor", "/search/?q=a", "main"),
     ("preferences", "supervisor", "/accounts/preferences/", "main form"),
+    # My floor: two teams' tiles, their KPI strip, and the teams chosen in the settings
+    ("live-my-floor", "tess", "/", LIVE),
+    ("preferences-my-teams", "tess", "/accounts/preferences/", "#my-teams input:checked"),
     # The person's own dark theme on a light screen (data-theme, not the media query)
     ("live-chosen-dark", "dora", "/", LIVE),
     ("coaching-chosen-dark", "dora", "/coaching/", "#alerts-body tr.alert-row"),

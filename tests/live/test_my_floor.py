@@ -95,7 +95,7 @@ def test_the_feed_renders_each_team_sets_strip_once_per_push(db):
     assert kpi(floor, "paused") == 1 and kpi(mine, "paused") == 1
     assert kpi(floor, "on_call") == 1 and kpi(mine, "on_call") == 0
     assert "of 4 agents" in floor and "of 3 agents" in mine
-    assert "whole floor today" in mine and "whole floor today" not in floor
+    assert "floor, today" in mine and "floor, today" not in floor  # the day's are the floor's
     assert kpi(parts["kpis@Support"], "available") == 1
     # An audience is sent its own set's strip, joined with the parts the whole floor shares.
     frame = Shows(LIVE_VIEW.parts, SUPPORT).compose(parts)
