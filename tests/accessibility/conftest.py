@@ -66,7 +66,8 @@ def floor(tmp_path_factory, browser):
         server.manage("shell", "-c", LOW_LIMITS)
         for _ in range(COACHING_ALERTS):
             sim.control("webhook", event="coaching_alert")
-        for agent in sim.agents()[-2:]:
+        for team in TEAMS:  # one in each of MY_FLOOR's teams: amber there too
+            agent = [a for a in sim.agents() if a["team"] == team][-1]
             sim.control("agent-status", agent_id=agent["agentId"], status="paused")
         for role, name in ROLES.items():
             server.add_user(name, role)
