@@ -7,9 +7,10 @@ cache first, so a socket that sees a jump (a dropped push) resends its browser t
 view instead of leaving it wrong. A heartbeat keeps browsers' freshness honest when the
 floor is quiet.
 
-A push carries its fragments as named parts (agents, calls, queues, kpis, the wallboard's
-panels, status). Each audience (`Shows`: the live view, a wallboard with its panel set)
-is sent only the parts its page shows, joined into one frame per audience and push by the
+A push carries its fragments as named parts (agents, calls, queues, kpis and a KPI strip
+per team set pages show (scope.py), the wallboard's panels, status). Each audience
+(`Shows`: the live view of a team set, a wallboard with its panel set) is sent only the
+parts its page shows, joined into one frame per audience and push by the
 process's fan-out (fanout.py), never per browser: a KPI-only wallboard receives no agent
 names, no calls. The composition root hands the feed the wallboard's renderer
 (`render_panels`, one fragment per panel).
