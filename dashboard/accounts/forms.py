@@ -5,12 +5,11 @@ from urllib.parse import parse_qsl, urlencode
 
 from django import forms
 
-from dashboard.live import scope
-
+from . import scope
 from .models import THEMES, SavedView
 
 # The live view's filters (templates/live/home.html, static/js/live.js) and what each takes:
-# `teams` is the page's scope (dashboard/live/scope.py), a list of teams or "all".
+# `teams` is the page's scope (scope.py), a list of teams or "all".
 FILTERS = {
     "teams": re.compile(r"^[^\x00-\x1f<>]{1,500}$"),
     "team": re.compile(r"^[^\x00-\x1f<>]{1,100}$"),

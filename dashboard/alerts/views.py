@@ -7,9 +7,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from dashboard.accounts import scope
 from dashboard.accounts.models import teams_of
 from dashboard.accounts.roles import MANAGER, SUPERVISOR, role_required
-from dashboard.live import scope
 
 from . import tray
 from .forms import RuleForm

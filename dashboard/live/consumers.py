@@ -14,10 +14,11 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.cache import cache
 from django.template.loader import render_to_string
 
+from dashboard.accounts import scope
 from dashboard.accounts.roles import RANK, WALLBOARD, user_role
 from dashboard.accounts.sockets import CLOSE_FORBIDDEN, CLOSE_SIGNED_OUT, AccessGuard
 
-from . import fanout, scope
+from . import fanout
 from .feed import GROUP, LIVE_VIEW, SNAPSHOT_KEY, STATUS_GROUP, STATUS_KEY, TEAMS_KEY, Shows
 from .groups import ALERTS, FLOOR_CHARTS, alerts_key
 from .handshake import in_thread
@@ -133,7 +134,7 @@ class LiveConsumer(PushConsumer):
         return (query.get(name) or [""])[0]
 
     async def connect(self):
-        """The page's team set (`?teams=`, scope.py) picks the KPI strip it is sent."""
+        """The page's team set (`?teams=`, accounts/scope.py) picks the KPI strip it is sent."""
         teams = scope.parse(self.query("teams"))
         if teams:
             self.audience = Shows(LIVE_VIEW.parts, teams)

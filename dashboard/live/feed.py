@@ -8,7 +8,7 @@ view instead of leaving it wrong. A heartbeat keeps browsers' freshness honest w
 floor is quiet.
 
 A push carries its fragments as named parts (agents, calls, queues, kpis and a KPI strip
-per team set pages show (scope.py), the wallboard's panels, status). Each audience
+per team set pages show (accounts/scope.py), the wallboard's panels, status). Each audience
 (`Shows`: the live view of a team set, a wallboard with its panel set) is sent only the
 parts its page shows, joined into one frame per audience and push by the
 process's fan-out (fanout.py), never per browser: a KPI-only wallboard receives no agent
@@ -27,10 +27,11 @@ from channels.layers import get_channel_layer
 from django.core.cache import cache
 from django.utils.html import format_html
 
+from dashboard.accounts import scope
+from dashboard.accounts.scope import TEAMS_KEY  # the teams the floor knows, written here
 from dashboard.shared.aio import pause
 from dashboard.upstream import contract as c
 
-from . import scope
 from .leader import still_leading
 from .render import Renderer, iso
 from .state import Changes, LiveState, ai_share_pct
@@ -41,14 +42,13 @@ GROUP = "live"
 STATUS_GROUP = "status"  # pages other than the live view follow the upstream status only
 SNAPSHOT_KEY = "live:snapshot"
 STATUS_KEY = "live:upstream"
-TEAMS_KEY = "live:teams"
 NAMES_KEY = "live:agent-names"  # agent id -> name, for pages fed by webhooks (ids only)
 AGENT_TEAMS_KEY = "live:agent-teams"  # agent id -> team, for the alerts about one agent
 TICK_S = 0.05  # the coalescing tick; docs/performance.md measured 0.1, 0.05 and 0.033 s
 # The KPI strip is rendered and sent at most this often (it changes with nearly every event:
 # 4 KB in every push otherwise); a change in between goes out when this much has passed.
 KPI_EVERY_S = 0.25
-TEAM_SETS_EVERY_S = 1.0  # the team sets pages show (scope.py) are read this often
+TEAM_SETS_EVERY_S = 1.0  # the team sets pages show (accounts/scope.py) are read this often
 PANELS = ("kpis", "agents", "queues", "campaigns", "qa", "alerts")  # a wallboard may show
 
 
@@ -123,7 +123,7 @@ class LiveFeed:
         self.call_html: dict[str, str] = {}
         self.queue_html: dict[str, str] = {}
         self.kpi_html: dict[tuple, str] = {}  # team set (() the whole floor) -> its KPI strip
-        self.team_sets: set[tuple[str, ...]] = set()  # the team sets pages show (scope.py)
+        self.team_sets: set[tuple[str, ...]] = set()  # the team sets pages show (accounts/scope.py)
         self._sets_at = -TEAM_SETS_EVERY_S  # when they were last read
         self.campaign_rows: list[c.Campaign] = []
         self.panel_html: dict[str, str] = {}  # the wallboard's campaigns, qa and alerts panels

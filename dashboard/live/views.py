@@ -5,11 +5,11 @@ from django.conf import settings
 from django.core.cache import cache
 from django.shortcuts import render
 
+from dashboard.accounts import scope
 from dashboard.accounts.models import teams_of
 from dashboard.accounts.roles import WALLBOARD, role_required
 from dashboard.shared.today import start_of_today
 
-from . import scope
 from .explain import panels
 from .feed import LIVE_VIEW, TEAMS_KEY, Shows, rendered_floor
 from .render import STATE_LOOK
@@ -19,7 +19,7 @@ from .render import STATE_LOOK
 def home(request, charts):
     """The page, with the floor as it is now; the websocket then keeps it up to date.
     `charts(since, now)` gives the intraday charts' data (the URL conf passes it in).
-    Its scope (scope.py: the person's teams unless the address says otherwise) picks
+    Its scope (accounts/scope.py: the person's teams unless the address says otherwise) picks
     the tiles shown and the KPI strip, which the feed renders per team set in use."""
     day = charts(start_of_today(), datetime.now(UTC))
     known = cache.get(TEAMS_KEY) or []

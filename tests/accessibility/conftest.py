@@ -31,6 +31,7 @@ LOW_LIMITS = (
 class Floor:
     def __init__(self, sim, server, browser):
         self.sim, self.server, self.browser = sim, server, browser
+        self.my_teams = TEAMS  # MY_FLOOR's
         self.states = {}
 
     @property

@@ -9,8 +9,6 @@ import re
 
 from dashboard.testing.browsers import screenshot, sign_in, wait_for_js
 
-from .conftest import TEAMS
-
 LIVE = "#agents .agent >> nth=39"
 BACKGROUND = "getComputedStyle(document.body).backgroundColor"
 IN_ORDER = """[...document.querySelectorAll('#agents .agent')].every(
@@ -142,13 +140,13 @@ def test_a_supervisor_sees_their_floor_and_the_whole_floor_in_one_click(floor):
     what the live view shows after the next sign-in: their tiles only, their KPI strip
     labelled for them; one click shows the whole floor, and its address says so."""
     agents = floor.sim.agents()
-    mine = [a["agentId"] for a in agents if a["team"] in TEAMS]
+    mine = [a["agentId"] for a in agents if a["team"] in floor.my_teams]
     floor.server.add_user("theo", "supervisor")
     context = floor.context("theo")
     try:
         page = context.new_page()
         page.goto(floor.url + "/accounts/preferences/")
-        for team in TEAMS:
+        for team in floor.my_teams:
             page.check(f'#my-teams input[value="{team}"]')
         page.click("text=Save my teams")
         page.wait_for_url(floor.url + "/accounts/preferences/")

@@ -11,8 +11,8 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.core.cache import cache
 
+from dashboard.accounts import scope
 from dashboard.accounts.models import Preferences
-from dashboard.live import scope
 from dashboard.live.feed import (
     KPI_EVERY_S,
     LIVE_VIEW,
