@@ -247,17 +247,22 @@ def payload(alert: Alert, t: Transition) -> dict:
 
 
 def record(transitions: list[Transition], tz) -> list[tuple[Transition, dict]]:
-    """Write each transition; (transition, webhook body) for each one written."""
+    """Write an evaluation's transitions in one transaction (after a frozen floor, hundreds
+    fall due together: one commit each cost 5 ms), each in its own savepoint, so one that
+    fails is logged and the others kept; (transition, webhook body) for each one written."""
     out = []
-    for t in transitions:
-        alert = None
-        try:
-            with transaction.atomic():
-                alert = write(t, tz)
-        except Exception:
-            log.exception("alerts: %s of rule %s for %s not recorded", t.kind, t.rule.id, t.subject)
-        if alert is not None:
-            out.append((t, payload(alert, t)))
+    with transaction.atomic():
+        for t in transitions:
+            try:
+                with transaction.atomic():
+                    alert = write(t, tz)
+            except Exception:
+                log.exception(
+                    "alerts: %s of rule %s for %s not recorded", t.kind, t.rule.id, t.subject
+                )
+                continue
+            if alert is not None:
+                out.append((t, payload(alert, t)))
     return out
 
 

@@ -156,7 +156,7 @@
     const more = tray.querySelector(".alert-more");
     if (more) {
       more.hidden = all[0] <= shown;
-      more.textContent = `${all[0]} open for your teams in all`;
+      more.querySelector("a").textContent = `All ${all[0]} open alerts`; // the page: theirs too
     }
     const none = tray.querySelector(".alert-none");
     if (none) none.hidden = shown > 0;
@@ -191,7 +191,7 @@
     if (!prefs.notify || !supported || Notification.permission !== "granted") return;
     try {
       const shown = new Notification("Alarm", {
-        body: entry.dataset.text,
+        body: entry.querySelector(".alert-text")?.textContent ?? "",
         tag: `alert-${entry.dataset.id}`, // one per alert, across tabs
       });
       const link = entry.querySelector("a");

@@ -145,20 +145,18 @@ def test_bad_rule_input_gets_a_clear_error_beside_its_field(alice, client_for):
 
 
 def open_alert(rule, **fields):
-    return Alert.objects.create(
-        **{
-            "rule": rule,
-            "subject": "queue:q1",
-            "subject_label": "Sales queue",
-            "url": "/#queue-q1",
-            "level": "alarm",
-            "value": 150,
-            "limit": 120,
-            "text": "Alarm: longest wait in Sales queue is 2:30 (limit 2:00), since 10:41.",
-            "raised_at": timezone.now(),
-            **fields,
-        }
-    )
+    made = {
+        "rule": rule,
+        "subject": "queue:q1",
+        "subject_label": "Sales queue",
+        "url": "/#queue-q1",
+        "level": "alarm",
+        "value": 150,
+        "limit": 120,
+        "text": "Alarm: longest wait in Sales queue is 2:30 (limit 2:00), since 10:41.",
+        "raised_at": timezone.now(),
+    }
+    return Alert.objects.create(**{**made, **fields})
 
 
 def test_the_tray_is_on_every_signed_in_page_and_acknowledging_needs_csrf(alice, bob, carol):
@@ -234,3 +232,41 @@ def test_alerts_default_to_my_teams_with_the_whole_floor_one_click_away(bob, cli
     assert json.loads(unescape(by_team)) == {"Sales West": [1, 0], "Support": [1, 1]}
     assert re.search(rf'data-id="{theirs.pk}" data-team="Sales West"', page)
     assert re.search(rf'data-id="{floor.pk}" data-team=""', page)
+
+
+def test_the_tray_lists_the_most_severe_and_newest_first_and_counts_the_rest(bob):
+    """At 1,000 agents hundreds may be open: the tray (sent to every page on each change)
+    lists the first `tray.SHOWN`, alarms before warnings and the newest first, and links to
+    them all; the wallboards' banner still flashes every tile."""
+    rule = Rule.objects.create(name="Ringing", metric="agent_ringing", warn=20, alarm=40)
+    start = timezone.now()
+    made = []
+    for i in range(tray.SHOWN + 5):
+        made.append(
+            Alert.objects.create(
+                rule=rule,
+                subject=f"agent:a{i}",
+                subject_label=f"Agent {i}",
+                level="alarm" if i in (0, 7) else "warn",
+                value=25,
+                limit=20,
+                text=f"Warning: Agent {i} has been ringing for 0:25.",
+                raised_at=start + timezone.timedelta(seconds=i),
+            )
+        )
+    wait = Rule.objects.create(name="Wait", metric="longest_wait", warn=60)
+    queue = open_alert(wait, level="warn", raised_at=start + timezone.timedelta(minutes=5))
+    parts = tray.render_all()
+    listed = [int(i) for i in re.findall(r'class="alert-entry" data-id="(\d+)"', parts["alerts"])]
+    newest_warnings = [a.pk for a in [queue, *reversed(made)] if a.level == "warn"]
+    assert listed == [made[7].pk, made[0].pk, *newest_warnings][: tray.SHOWN]
+    count = tray.SHOWN + 6
+    assert f'data-count="{count}" data-alarms="2"' in parts["alerts"]
+    assert f"All {count} open alerts" in parts["alerts"]
+    flash = unescape(re.search(r'data-flash="([^"]*)"', parts["alerts-board-agents"]).group(1))
+    wait_tiles = {"#queue-q1", '#kpis [data-limit="wait"]'}
+    assert set(flash.split(", ")) == {f"#agent-a{i}" for i in range(len(made))} | wait_tiles
+    # Links without agents: only the queue's alert, its tile and the wait KPI to flash.
+    board = parts["alerts-board"]
+    assert "longest wait" in unescape(board) and "+" not in board
+    assert 'data-flash="#queue-q1, #kpis [data-limit=&quot;wait&quot;]"' in board
