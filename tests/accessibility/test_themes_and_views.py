@@ -7,6 +7,7 @@ Screenshots of the live view and the coaching page in both themes."""
 
 import re
 
+from dashboard.testing.alerts import Rules
 from dashboard.testing.browsers import screenshot, sign_in, wait_for_js
 
 LIVE = "#agents .agent >> nth=39"
@@ -19,6 +20,18 @@ SORT_BY = f"""(sort) => {{
   select.dispatchEvent(new Event('input', {{bubbles: true}}));
   return {IN_ORDER};
 }}"""
+# The header's alert count and the tray's entries are this page's teams' (and everyone's
+# alerts about queues and the floor), from the one tray's counts per team; read at once.
+TRAY_IS_FOR = """(teams) => {
+  const tray = document.getElementById('alert-tray');
+  let open = Number(tray.dataset.count);
+  for (const [team, [n]] of Object.entries(JSON.parse(tray.dataset.byTeam || '{}')))
+    if (teams.length && !teams.includes(team)) open -= n;
+  const theirs = (e) => !e.dataset.team || !teams.length || teams.includes(e.dataset.team);
+  return document.getElementById('alert-count').textContent === String(open)
+    && [...tray.querySelectorAll('.alert-entry')].every((e) => e.hidden === !theirs(e));
+}"""
+ALERT_TEAMS = "document.getElementById('alert-tray').dataset.byTeam || '{}'"
 LIGHT_BG, DARK_BG = "rgb(244, 245, 247)", "rgb(15, 20, 27)"
 
 
@@ -141,6 +154,14 @@ def test_a_supervisor_sees_their_floor_and_the_whole_floor_in_one_click(floor):
     labelled for them; one click shows the whole floor, and its address says so."""
     agents = floor.sim.agents()
     mine = [a["agentId"] for a in agents if a["team"] in floor.my_teams]
+    # Alerts about agents of both kinds: the held paused ones of my teams, and one of another.
+    manager = floor.server.signed_in_client("mia")
+    try:
+        Rules(client=manager).add("Paused", "agent_paused", warn=1, alarm=3600, hold_s=0)
+    finally:
+        manager.close()
+    other = next(a for a in agents if a["team"] not in floor.my_teams)
+    floor.sim.control("agent-status", agent_id=other["agentId"], status="paused")
     floor.server.add_user("theo", "supervisor")
     context = floor.context("theo")
     try:
@@ -174,6 +195,9 @@ def test_a_supervisor_sees_their_floor_and_the_whole_floor_in_one_click(floor):
         )
         assert sorted(shown) == sorted(mine)
         assert page.text_content("#agents-shown") == f"{len(mine)} of {len(agents)} agents"
+        teams = [floor.my_teams[0], other["team"]]  # each with an alert about an agent
+        wait_for_js(page, f"{teams}.every((t) => t in JSON.parse(%s))" % ALERT_TEAMS)
+        assert page.evaluate(TRAY_IS_FOR, list(floor.my_teams))
         screenshot(page, "my-floor-live")
         # The keyboard meets the tiles in the order shown (WCAG 2.4.3), for each sort chosen.
         # (Checked in the task that sorts: on a live floor the next push may move a tile.)
@@ -188,6 +212,7 @@ def test_a_supervisor_sees_their_floor_and_the_whole_floor_in_one_click(floor):
         everyone = f"{len(agents)} of {len(agents)} agents"
         wait_for_js(page, f"document.getElementById('agents-shown').textContent === '{everyone}'")
         screenshot(page, "my-floor-whole-floor")
+        assert page.evaluate(TRAY_IS_FOR, [])
         page.click(".scope-links >> text=My floor")
         page.wait_for_url(floor.url + "/?teams=Sales+North%2CSupport")
         assert page.text_content("#scope-label") == "My floor: 2 teams"
