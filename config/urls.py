@@ -20,6 +20,7 @@ accounts = [
     ),
     path("preferences/", account_views.preferences, name="preferences"),
     path("preferences/theme/", account_views.set_theme, name="set-theme"),
+    path("preferences/teams/", account_views.set_teams, name="set-teams"),
     path("preferences/views/", account_views.save_view, name="save-view"),
     path("preferences/views/<int:pk>/delete/", account_views.delete_view, name="delete-view"),
 ]

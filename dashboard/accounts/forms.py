@@ -5,10 +5,13 @@ from urllib.parse import parse_qsl, urlencode
 
 from django import forms
 
+from . import scope
 from .models import THEMES, SavedView
 
-# The live view's filters (templates/live/home.html, static/js/live.js) and what each takes.
+# The live view's filters (templates/live/home.html, static/js/live.js) and what each takes:
+# `teams` is the page's scope (scope.py), a list of teams or "all".
 FILTERS = {
+    "teams": re.compile(r"^[^\x00-\x1f<>]{1,500}$"),
     "team": re.compile(r"^[^\x00-\x1f<>]{1,100}$"),
     "state": re.compile(r"^[a-z_]{1,20}$"),
     "q": re.compile(r"^[^\x00-\x1f]{1,100}$"),
@@ -23,6 +26,21 @@ class ThemeForm(forms.Form):
         choices=THEMES,
         error_messages={"invalid_choice": "Choose a theme: as the system, light or dark."},
     )
+
+
+class TeamsForm(forms.Form):
+    """The teams a person runs: those the live floor knows, and those they chose before
+    (a team may have no agent signed in right now)."""
+
+    teams = forms.MultipleChoiceField(
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"invalid_choice": "“%(value)s” is not a team on the floor."},
+    )
+
+    def __init__(self, *args, known=(), chosen=(), **kwargs):
+        super().__init__(*args, initial={"teams": list(chosen)}, **kwargs)
+        self.fields["teams"].choices = [(t, t) for t in sorted({*known, *chosen})]
 
 
 class SavedViewForm(forms.Form):
@@ -63,5 +81,5 @@ class SavedViewForm(forms.Form):
                 raise forms.ValidationError(f"The filter “{key}” is given twice.")
             if not FILTERS[key].match(value):
                 raise forms.ValidationError(f"“{value}” is not a value the filter {key} takes.")
-            seen[key] = value
+            seen[key] = (scope.key(scope.parse(value)) or scope.ALL) if key == "teams" else value
         return urlencode([(key, seen[key]) for key in FILTERS if key in seen])

@@ -1,4 +1,5 @@
-"""Each person's own settings: a colour theme that overrides the system's, and saved views
+"""Each person's own settings: a colour theme that overrides the system's, their teams ("my
+floor": what the live view, its figures and the alerts show by default), and saved views
 (named sets of the live view's filters, opened from the header)."""
 
 from django.conf import settings
@@ -13,6 +14,9 @@ class Preferences(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preferences"
     )
     theme = models.CharField(max_length=6, choices=THEMES, default=SYSTEM)
+    # The teams this person runs, sorted (names as the service spells them); [] is the
+    # whole floor.
+    teams = models.JSONField(default=list, blank=True)
 
     class Meta:
         verbose_name_plural = "preferences"
@@ -27,6 +31,14 @@ def theme_of(user) -> str:
         return SYSTEM
     found = Preferences.objects.filter(user=user).values_list("theme", flat=True).first()
     return found or SYSTEM
+
+
+def teams_of(user) -> tuple[str, ...]:
+    """The person's teams, sorted: () when they chose none (the whole floor)."""
+    if not (user and user.is_authenticated):
+        return ()
+    found = Preferences.objects.filter(user=user).values_list("teams", flat=True).first()
+    return tuple(sorted(found or ()))
 
 
 class SavedView(models.Model):

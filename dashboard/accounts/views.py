@@ -1,13 +1,16 @@
-"""Each person's settings: the theme, and saved views of the live view's filters."""
+"""Each person's settings: the theme, their teams, and saved views of the live view's
+filters."""
 
+from django.core.cache import cache
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from .forms import SavedViewForm, ThemeForm
-from .models import Preferences, SavedView, theme_of
+from .forms import SavedViewForm, TeamsForm, ThemeForm
+from .models import Preferences, SavedView, teams_of, theme_of
 from .roles import WALLBOARD, role_required
+from .scope import TEAMS_KEY
 
 FROM_SCRIPT = "X-Theme-Request"  # static/js/theme.js: answered with a status, not a page
 
@@ -19,12 +22,18 @@ def _back(request, default="preferences"):
     return redirect(nxt if nxt and safe else default)
 
 
-def _page(request, theme_form=None, view_form=None, status=200):
+def _teams_form(request, data=None) -> TeamsForm:
+    known = cache.get(TEAMS_KEY) or []
+    return TeamsForm(data, known=known, chosen=teams_of(request.user))
+
+
+def _page(request, theme_form=None, view_form=None, teams_form=None, status=200):
     return render(
         request,
         "accounts/preferences.html",
         {
             "theme_form": theme_form or ThemeForm(initial={"theme": theme_of(request.user)}),
+            "teams_form": teams_form or _teams_form(request),
             "view_form": view_form or SavedViewForm(user=request.user),
             "views": SavedView.objects.filter(user=request.user),
         },
@@ -50,6 +59,19 @@ def set_theme(request):
     )
     if FROM_SCRIPT in request.headers:
         return HttpResponse(status=204)
+    return _back(request)
+
+
+@require_POST
+@role_required(WALLBOARD)
+def set_teams(request):
+    """My floor: what the live view, its figures and the alerts show by default."""
+    form = _teams_form(request, request.POST)
+    if not form.is_valid():
+        return _page(request, teams_form=form, status=400)
+    Preferences.objects.update_or_create(
+        user=request.user, defaults={"teams": sorted(form.cleaned_data["teams"])}
+    )
     return _back(request)
 
 

@@ -1,5 +1,7 @@
-"""The alert tray in every signed-in page's header, right at page load."""
+"""The alert tray in every signed-in page's header, right at page load, and whose alerts it
+shows: the person's teams (a page showing other teams passes its own `alert_teams`)."""
 
+from dashboard.accounts.models import teams_of
 from dashboard.accounts.roles import RANK, SUPERVISOR, user_role
 
 from . import tray
@@ -14,4 +16,8 @@ def alert_tray(request):
         html = tray.current()
     except Exception:  # the tray never takes a page down with it
         html = '<div id="alert-tray" class="alert-tray" data-count="0" data-alarms="0"></div>'
-    return {"alert_tray": html, "can_acknowledge": RANK[role] >= RANK[SUPERVISOR]}
+    return {
+        "alert_tray": html,
+        "can_acknowledge": RANK[role] >= RANK[SUPERVISOR],
+        "alert_teams": teams_of(user),
+    }

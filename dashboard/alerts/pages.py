@@ -6,18 +6,23 @@ from django.conf import settings
 from django.utils import timezone
 
 from .models import METRICS, Alert, AlertDelivery, Rule
-from .tray import ordered
+from .tray import in_teams, ordered, with_teams
 
 
-def alerts_context() -> dict:
-    open_alerts = ordered()
+def alerts_context(teams: tuple[str, ...] = ()) -> dict:
+    """Open and recently cleared alerts; with `teams`, those about other teams' agents
+    left out."""
+    open_alerts = list(ordered())
     since = timezone.now() - timedelta(days=1)
     cleared = (
         Alert.objects.filter(cleared_at__gte=since)
         .select_related("rule", "acknowledged_by")
         .order_by("-cleared_at")[:100]
     )
-    return {"open_alerts": open_alerts, "cleared": cleared}
+    return {
+        "open_alerts": in_teams(with_teams(open_alerts), teams),
+        "cleared": in_teams(with_teams(list(cleared)), teams),
+    }
 
 
 def rules_context(form=None, editing=None) -> dict:

@@ -1,12 +1,19 @@
 """The open alerts as pages show them: the tray (every signed-in page), and the wallboards'
 banner with the tiles to flash. Rendered once per change from the database (who
 acknowledged what included), kept in the cache for a page's first look, and pushed to the
-groups every socket page and wallboard joins (dashboard/live/groups.py)."""
+groups every socket page and wallboard joins (dashboard/live/groups.py).
+
+The tray is one for everyone: an alert about one agent carries the agent's team, and the
+tray its open and alarm counts per team, so each page shows its person's teams' alerts
+and counts (static/js/alerts.js) with no tray rendered per team set."""
+
+import json
 
 from django.core.cache import cache
 from django.db.models import Case, Count, IntegerField, Q, Value, When
 from django.template.loader import render_to_string
 
+from dashboard.live.feed import AGENT_TEAMS_KEY
 from dashboard.live.groups import ALERTS, ALERTS_BOARD, ALERTS_BOARD_AGENTS, alerts_key, push_html
 
 from .models import ALARM, Alert, Metric
@@ -44,17 +51,51 @@ def tiles_of(subject: str, metric: str) -> list[str]:
     return []
 
 
+def with_teams(alerts) -> list[Alert]:
+    """Each alert with `team`: its agent's team, "" when it is about no one agent (a queue,
+    the floor: everyone's) or about an agent the floor does not know now."""
+    teams = cache.get(AGENT_TEAMS_KEY) or {}
+    for alert in alerts:
+        kind, _, key = alert.subject.partition(":")
+        alert.team = teams.get(key, "") if kind == "agent" else ""
+    return alerts
+
+
+def by_team(rows) -> str:
+    """{team: [open, alarms]} of the open alerts about one agent, as JSON, from their
+    (subject, metric, level) rows."""
+    teams = cache.get(AGENT_TEAMS_KEY) or {}
+    out: dict[str, list[int]] = {}
+    for subject, _, level in rows:
+        kind, _, key = subject.partition(":")
+        team = teams.get(key) if kind == "agent" else None
+        if team:
+            counts = out.setdefault(team, [0, 0])
+            counts[0] += 1
+            counts[1] += level == ALARM
+    return json.dumps(out, separators=(",", ":"), sort_keys=True)
+
+
+def in_teams(alerts, teams) -> list[Alert]:
+    """The alerts a person with `teams` sees (all of them for () the whole floor)."""
+    return [a for a in alerts if not teams or not a.team or a.team in teams]
+
+
 def render_all() -> dict[str, str]:
     """The tray and both banners, from the open alerts: the shown ones as rows, the rest
-    counted, and every one's tiles for the banners' flash."""
+    counted (in all, and per team of the agents they are about), and every one's tiles for
+    the banners' flash."""
     alerts = ordered()
-    shown = list(alerts[:SHOWN])
+    shown = with_teams(list(alerts[:SHOWN]))
     counts = alerts.aggregate(
         count=Count("id"),
         alarms=Count("id", filter=Q(level=ALARM)),
     )
-    tray = render_to_string("alerts/_tray.html", {"alerts": shown, **counts})
-    subjects = list(alerts.values_list("subject", "rule__metric"))
+    rows = list(alerts.values_list("subject", "rule__metric", "level"))
+    tray = render_to_string(
+        "alerts/_tray.html", {"alerts": shown, **counts, "by_team": by_team(rows)}
+    )
+    subjects = [(s, m) for s, m, _ in rows]
     others = [(s, m) for s, m in subjects if not s.startswith("agent:")]
     top_other = next((a for a in shown if not a.subject.startswith("agent:")), None)
     if top_other is None and others:

@@ -7,6 +7,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from dashboard.accounts import scope
+from dashboard.accounts.models import teams_of
 from dashboard.accounts.roles import MANAGER, SUPERVISOR, role_required
 
 from . import tray
@@ -18,7 +20,15 @@ from .signals import ACK_STAMP, bump
 
 @role_required(SUPERVISOR)
 def alerts(request):
-    return render(request, "alerts/alerts.html", alerts_context())
+    """The person's teams' alerts and everyone's (queues, the floor), or the whole floor's."""
+    shown = scope.scope_of(request.GET, teams_of(request.user))
+    context = {
+        **alerts_context(shown.teams),
+        "scope": shown,
+        "links": scope.links(request.GET, shown),
+        "alert_teams": shown.teams,
+    }
+    return render(request, "alerts/alerts.html", context)
 
 
 @require_POST

@@ -14,11 +14,12 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.cache import cache
 from django.template.loader import render_to_string
 
+from dashboard.accounts import scope
 from dashboard.accounts.roles import RANK, WALLBOARD, user_role
 from dashboard.accounts.sockets import CLOSE_FORBIDDEN, CLOSE_SIGNED_OUT, AccessGuard
 
 from . import fanout
-from .feed import GROUP, LIVE_VIEW, SNAPSHOT_KEY, STATUS_GROUP, STATUS_KEY
+from .feed import GROUP, LIVE_VIEW, SNAPSHOT_KEY, STATUS_GROUP, STATUS_KEY, TEAMS_KEY, Shows
 from .groups import ALERTS, FLOOR_CHARTS, alerts_key
 from .handshake import in_thread
 
@@ -128,17 +129,29 @@ class LiveConsumer(PushConsumer):
 
     first_snapshot = True
 
+    def query(self, name: str) -> str:
+        query = parse_qs(self.scope.get("query_string", b"").decode("utf-8", "replace"))
+        return (query.get(name) or [""])[0]
+
+    async def connect(self):
+        """The page's team set (`?teams=`, accounts/scope.py) picks the KPI strip it is sent."""
+        teams = scope.parse(self.query("teams"))
+        if teams:
+            self.audience = Shows(LIVE_VIEW.parts, teams)
+        await super().connect()
+
     def rendered_version(self) -> int | None:
         """The version of the view the page was rendered with (`?v=` on the socket's URL)."""
-        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
-        version = (query.get("v") or [""])[0]
+        version = self.query("v")
         return int(version) if version.isdigit() else None
 
     async def send_snapshot(self):
         """The whole view, and the alert tray as last rendered; the view not at connect when
         the page was rendered with this very version (the floor is on screen already: the
         pushes after it follow)."""
-        got = await in_thread(cache.get_many)([SNAPSHOT_KEY, *self.tray_key()])
+        got = await in_thread(cache.get_many)([SNAPSHOT_KEY, TEAMS_KEY, *self.tray_key()])
+        if self.audience.teams:  # the feed renders its strip from its next push on
+            await in_thread(scope.register)(self.audience.teams, got.get(TEAMS_KEY))
         snapshot = got.get(SNAPSHOT_KEY)
         rendered = self.rendered_version() if self.first_snapshot else None
         self.first_snapshot = False

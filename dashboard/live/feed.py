@@ -7,9 +7,10 @@ cache first, so a socket that sees a jump (a dropped push) resends its browser t
 view instead of leaving it wrong. A heartbeat keeps browsers' freshness honest when the
 floor is quiet.
 
-A push carries its fragments as named parts (agents, calls, queues, kpis, the wallboard's
-panels, status). Each audience (`Shows`: the live view, a wallboard with its panel set)
-is sent only the parts its page shows, joined into one frame per audience and push by the
+A push carries its fragments as named parts (agents, calls, queues, kpis and a KPI strip
+per team set pages show (accounts/scope.py), the wallboard's panels, status). Each audience
+(`Shows`: the live view of a team set, a wallboard with its panel set) is sent only the
+parts its page shows, joined into one frame per audience and push by the
 process's fan-out (fanout.py), never per browser: a KPI-only wallboard receives no agent
 names, no calls. The composition root hands the feed the wallboard's renderer
 (`render_panels`, one fragment per panel).
@@ -26,6 +27,8 @@ from channels.layers import get_channel_layer
 from django.core.cache import cache
 from django.utils.html import format_html
 
+from dashboard.accounts import scope
+from dashboard.accounts.scope import TEAMS_KEY  # the teams the floor knows, written here
 from dashboard.shared.aio import pause
 from dashboard.upstream import contract as c
 
@@ -39,36 +42,49 @@ GROUP = "live"
 STATUS_GROUP = "status"  # pages other than the live view follow the upstream status only
 SNAPSHOT_KEY = "live:snapshot"
 STATUS_KEY = "live:upstream"
-TEAMS_KEY = "live:teams"
 NAMES_KEY = "live:agent-names"  # agent id -> name, for pages fed by webhooks (ids only)
+AGENT_TEAMS_KEY = "live:agent-teams"  # agent id -> team, for the alerts about one agent
 TICK_S = 0.05  # the coalescing tick; docs/performance.md measured 0.1, 0.05 and 0.033 s
 # The KPI strip is rendered and sent at most this often (it changes with nearly every event:
 # 4 KB in every push otherwise); a change in between goes out when this much has passed.
 KPI_EVERY_S = 0.25
+TEAM_SETS_EVERY_S = 1.0  # the team sets pages show (accounts/scope.py) are read this often
 PANELS = ("kpis", "agents", "queues", "campaigns", "qa", "alerts")  # a wallboard may show
 
 
 @dataclass(frozen=True)
 class Shows:
-    """An audience of the live pushes: the parts its page shows. Every frame ends with the
-    header's status (freshness, AI line), which every page shows."""
+    """An audience of the live pushes: the parts its page shows, and the teams whose KPI
+    strip it shows (() for the whole floor's). Every frame ends with the header's status
+    (freshness, AI line), which every page shows."""
 
     parts: tuple[str, ...]
+    teams: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
-        return "+".join(self.parts)
+        return "+".join(self.parts) + (f"@{scope.key(self.teams)}" if self.teams else "")
+
+    def part_keys(self) -> list[str]:
+        """The push's parts this audience is sent, in order: its teams' KPI strip."""
+        kpis = kpis_part(self.teams)
+        return [kpis if p == "kpis" else p for p in self.parts]
 
     def compose(self, parts: dict[str, str]) -> str:
         """The frame of a push or a snapshot: "" when nothing it shows changed (the fan-out
         then advances the audience's version without writing anything)."""
-        return "".join([*(parts.get(p, "") for p in self.parts), parts.get("status", "")])
+        return "".join([*(parts.get(p, "") for p in self.part_keys()), parts.get("status", "")])
 
     def frame(self, message: dict) -> str:
         return self.compose(message["parts"])
 
 
 LIVE_VIEW = Shows(("agents", "calls", "queues", "kpis"))
+
+
+def kpis_part(teams: tuple[str, ...]) -> str:
+    """The name of the KPI strip's part for a team set ("kpis": the whole floor's)."""
+    return f"kpis@{scope.key(teams)}" if teams else "kpis"
 
 
 def wallboard(panels) -> Shows:
@@ -106,7 +122,9 @@ class LiveFeed:
         self.agent_html: dict[str, str] = {}
         self.call_html: dict[str, str] = {}
         self.queue_html: dict[str, str] = {}
-        self.kpi_html = ""
+        self.kpi_html: dict[tuple, str] = {}  # team set (() the whole floor) -> its KPI strip
+        self.team_sets: set[tuple[str, ...]] = set()  # the team sets pages show (accounts/scope.py)
+        self._sets_at = -TEAM_SETS_EVERY_S  # when they were last read
         self.campaign_rows: list[c.Campaign] = []
         self.panel_html: dict[str, str] = {}  # the wallboard's campaigns, qa and alerts panels
         self._named = 0  # how many agents the cached names and teams cover
@@ -181,6 +199,10 @@ class LiveFeed:
     async def push(self, changes: Changes):
         if not still_leading():
             return  # fenced: another bridge may lead by now; this one is being stopped
+        if time.monotonic() - self._sets_at >= TEAM_SETS_EVERY_S:
+            self._sets_at = time.monotonic()
+            sets = await sync_to_async(cache.get, thread_sensitive=False)(scope.TEAM_SETS_KEY)
+            self.team_sets = scope.in_use(sets)
         parts = self.render_changes(changes)
         self.version += 1
         keep = {SNAPSHOT_KEY: (self.version, parts if changes.full else self.full_parts())}
@@ -188,6 +210,7 @@ class LiveFeed:
             agents = self.state.agents.values()
             keep[TEAMS_KEY] = sorted({a.team for a in agents if a.team})
             keep[NAMES_KEY] = {a.agent_id: a.name for a in agents}
+            keep[AGENT_TEAMS_KEY] = {a.agent_id: a.team for a in agents}
             self._named = len(self.state.agents)
         # In a thread of its own: `cache.aset` would queue behind every view's database work
         # in Django's one shared sync thread (a sign-in's password hash alone takes 0.3 s).
@@ -252,27 +275,28 @@ class LiveFeed:
             "agents": "".join(agents),
             "calls": "".join(calls),
             "queues": "".join(queues),
-            "kpis": kpis,
+            **kpis,
             **panels,
         }
         parts["status"] = self.status_part(any(parts.values()))
         return parts
 
-    def render_kpis(self, changes: Changes) -> str:
-        """The KPI strip when it changed, at most every KPI_EVERY_S ("" otherwise). It is
+    def render_kpis(self, changes: Changes) -> dict[str, str]:
+        """The KPI strips that changed (the whole floor's and each team set's in use, by
+        part name), at most every KPI_EVERY_S; a team set new in use at once. They are
         re-rendered even without events: states under way count up to now (the heartbeat
-        keeps it right on a quiet floor)."""
+        keeps them right on a quiet floor)."""
         clock = time.monotonic()
-        if not changes.full and clock - self._kpis_at < KPI_EVERY_S:
+        new_set = not self.team_sets <= self.kpi_html.keys()
+        if not changes.full and not new_set and clock - self._kpis_at < KPI_EVERY_S:
             if changes.kpis and self.kpis_due is None:
                 self.kpis_due = self._kpis_at + KPI_EVERY_S  # the run loop wakes for it
-            return ""
+            return {}
         self._kpis_at, self.kpis_due = clock, None
-        kpis = self.render.kpis(self.state, self.figures, now())
-        if kpis == self.kpi_html:
-            return ""
-        self.kpi_html = kpis
-        return kpis
+        strips = self.render.kpi_strips(self.state, self.figures, now(), self.team_sets)
+        changed = {kpis_part(t): h for t, h in strips.items() if h != self.kpi_html.get(t)}
+        self.kpi_html = strips
+        return changed
 
     def status_part(self, busy: bool) -> str:
         """The header's status, in a push when it changed, in every push with nothing else,
@@ -308,7 +332,8 @@ class LiveFeed:
     def full_parts(self) -> dict[str, str]:
         """The whole view as out-of-band containers: what a (re)connecting browser gets."""
         return {
-            **floor_parts(self.agent_html, self.call_html, self.queue_html, self.kpi_html),
+            **floor_parts(self.agent_html, self.call_html, self.queue_html, ""),
+            **{kpis_part(teams): html for teams, html in self.kpi_html.items()},
             **self.panel_html,
             "status": self.upstream_html(),
         }
@@ -338,7 +363,8 @@ def rendered_floor(audience: Shows) -> tuple[int | None, dict[str, str]]:
     if snapshot is None:
         return None, {}
     version, parts = snapshot
-    return version, {p: parts.get(p, "") for p in (*audience.parts, "status")}
+    keys = zip((*audience.parts, "status"), (*audience.part_keys(), "status"), strict=True)
+    return version, {p: parts.get(k, "") for p, k in keys}
 
 
 def now() -> datetime:

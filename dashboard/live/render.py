@@ -13,7 +13,7 @@ from django.utils.html import format_html
 from dashboard.upstream import contract as c
 
 from . import explain
-from .state import LiveState
+from .state import LiveState, scoped
 
 STATE_LOOK = {  # icon, label: state is shown by colour AND by text
     "available": ("●", "Available"),
@@ -129,7 +129,22 @@ class Renderer:
         )
 
     def kpis(self, state: LiveState, figures: dict, now: datetime) -> str:
+        return self.kpi_strips(state, figures, now, ())[()]
+
+    def kpi_strips(self, state: LiveState, figures: dict, now: datetime, team_sets) -> dict:
+        """The whole floor's KPI strip and each team set's, by team set (() the floor's):
+        the floor's figures worked out once, the teams' from one pass over the agents."""
         kpis = state.kpis(now)
+        vs = explain.comparisons(kpis, state, now)
+        strips = {(): self._strip(kpis, state, figures, now, vs)}
+        by_team = state.team_figures() if team_sets else {}
+        for teams in team_sets:
+            strips[teams] = self._strip(
+                scoped(kpis, by_team, teams), state, figures, now, vs, teams
+            )
+        return strips
+
+    def _strip(self, kpis, state, figures, now, vs, teams=()) -> str:
         return self._render(
             self._kpis,
             {
@@ -137,8 +152,9 @@ class Renderer:
                 "figures": figures,
                 "aht": duration(kpis["aht_s"]),
                 "longest_wait": duration(kpis["longest_wait_s"]),
-                "vs": explain.comparisons(kpis, state, now),
+                "vs": vs,
                 "why": explain.hidden(explain.inputs(kpis, state, figures, now)),
+                "teams": ", ".join(teams),
             },
         )
 

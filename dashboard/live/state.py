@@ -471,3 +471,45 @@ class LiveState:
                 **{name: difference(out[name], f(then)) for name, f in figures.items()},
             }
         return out
+
+    def team_figures(self) -> dict[str, dict]:
+        """Per team, what can be told of it now: agents by state, and the active calls its
+        agents are on. The day's counters, the waits and the queues stay the whole floor's:
+        queues carry no team in the service's contract, nor calls a queue."""
+        teams: dict[str, dict] = {}
+        for agent in self.agents.values():
+            team = teams.get(agent.team)
+            if team is None:
+                team = teams[agent.team] = {
+                    "agents": dict.fromkeys(STATES, 0),
+                    "active_calls": 0,
+                    "ai_calls": 0,
+                }
+            team["agents"][agent.status] += 1
+        for call in self.calls.values():
+            agent = self.agents.get(call.agent_id or "")
+            if agent is not None:
+                teams[agent.team]["active_calls"] += 1
+                teams[agent.team]["ai_calls"] += call.ai_handled
+        return teams
+
+
+def scoped(kpis: dict, by_team: dict[str, dict], teams: tuple[str, ...]) -> dict:
+    """The floor's KPIs with what is told per team (`LiveState.team_figures`) summed over
+    `teams`."""
+    by_state = dict.fromkeys(STATES, 0)
+    active = ai = 0
+    for name in teams:
+        team = by_team.get(name)
+        if team:
+            for status, n in team["agents"].items():
+                by_state[status] += n
+            active += team["active_calls"]
+            ai += team["ai_calls"]
+    return {
+        **kpis,
+        "agents": by_state,
+        "agents_total": sum(by_state.values()),
+        "active_calls": active,
+        "ai_calls": ai,
+    }

@@ -48,6 +48,7 @@ POST_ONLY = (  # actions: a GET is refused with 405
     "/campaigns/cmp-1/stop",
     "/campaigns/cmp-1/bookings/",
     "/accounts/preferences/theme/",
+    "/accounts/preferences/teams/",
     "/accounts/preferences/views/",
     "/alerts/1/acknowledge/",
     "/alerts/rules/1/delete/",

@@ -7,6 +7,10 @@
  * for each alarm not yet acknowledged, once per alert and level. Permission is asked for
  * only after a click on "Notify me of alarms"; when the browser blocks notifications or
  * sound, the tray says so.
+ *
+ * For a person with teams (`data-teams` on the menu: their teams, or the live view's scope)
+ * the tray shows the alerts about their teams' agents and everyone's (queues, the floor),
+ * and counts them from the tray's counts per team: one tray is rendered for everyone.
  */
 (() => {
   "use strict";
@@ -21,6 +25,7 @@
   const statusLine = document.getElementById("alert-notify-status");
   const supported = "Notification" in window;
   const prefs = read(PREFS, { notify: false, sound: false });
+  const teams = menu.dataset.teams ? new Set(menu.dataset.teams.split(",")) : null;
   let audio = null;
   let soundNote = "";
   let refused = false; // asked after a click, and the browser did not allow it
@@ -123,9 +128,39 @@
     }, 100);
   }
 
-  /* ---- The tray's entries ---- */
+  /* ---- The tray's entries: this person's ---- */
   function entries() {
-    return [...document.querySelectorAll("#alert-tray .alert-entry")];
+    return [...document.querySelectorAll("#alert-tray .alert-entry")].filter((e) => !e.hidden);
+  }
+  // Hides the other teams' entries; the open and alarm counts of this person's teams.
+  function scopeTray(tray) {
+    const all = [Number(tray.dataset.count || 0), Number(tray.dataset.alarms || 0)];
+    if (!teams) return all;
+    let byTeam = {};
+    try {
+      byTeam = JSON.parse(tray.dataset.byTeam || "{}");
+    } catch {
+      /* an older tray: its counts stand */
+    }
+    for (const [team, [open, alarms]] of Object.entries(byTeam)) {
+      if (!teams.has(team)) {
+        all[0] -= open;
+        all[1] -= alarms;
+      }
+    }
+    let shown = 0;
+    for (const entry of tray.querySelectorAll(".alert-entry")) {
+      entry.hidden = Boolean(entry.dataset.team) && !teams.has(entry.dataset.team);
+      if (!entry.hidden) shown += 1;
+    }
+    const more = tray.querySelector(".alert-more");
+    if (more) {
+      more.hidden = all[0] <= shown;
+      more.querySelector("a").textContent = `All ${all[0]} open alerts`; // the page: theirs too
+    }
+    const none = tray.querySelector(".alert-none");
+    if (none) none.hidden = shown > 0;
+    return all;
   }
   function keyOf(entry) {
     return `${entry.dataset.id}:${entry.dataset.level}`;
@@ -138,9 +173,10 @@
     const tray = document.getElementById("alert-tray");
     const count = document.getElementById("alert-count");
     if (!tray || !count) return;
-    count.textContent = tray.dataset.count || "0";
-    count.dataset.count = tray.dataset.count || "0";
-    count.dataset.alarms = tray.dataset.alarms || "0";
+    const [open, alarms] = scopeTray(tray);
+    count.textContent = String(open);
+    count.dataset.count = String(open);
+    count.dataset.alarms = String(alarms);
     const seen = new Set(read(SEEN, []));
     const now = entries();
     for (const entry of now) {

@@ -32,6 +32,7 @@
   let sortDirty = true;
   let countDirty = true;
   let tileAdded = false; // a new agent: sorted into its place in the same frame
+  let domSortDue = true; // the tiles' order in the page, not only on screen (sortGrid)
 
   /* ---- Time formatting ---- */
   function clock(seconds) {
@@ -173,9 +174,12 @@
 
   /* ---- Filters, kept in the URL; read once per change, not per tile ---- */
   const filterForm = document.getElementById("filters");
+  // The page's teams, as the server worked them out ("my floor", or the address's): "" all.
+  const scopeTeams = filterForm?.dataset.teams || "";
   function readFilters() {
     const p = new URLSearchParams(location.search);
     return {
+      scope: scopeTeams ? new Set(scopeTeams.split(",")) : null,
       team: p.get("team") || "",
       state: p.get("state") || "",
       q: (p.get("q") || "").trim().toLowerCase(),
@@ -186,6 +190,7 @@
   let filter = readFilters();
   function matches(tile) {
     return (
+      (!filter.scope || filter.scope.has(tile.dataset.team)) &&
       (!filter.team || tile.dataset.team === filter.team) &&
       (!filter.state || tile.dataset.state === filter.state) &&
       (!filter.q || (tile.dataset.name || "").toLowerCase().includes(filter.q))
@@ -211,7 +216,7 @@
         tile.sortKey = sortKey(tile);
       }
     }
-    countDirty = sortDirty = true;
+    countDirty = sortDirty = domSortDue = true;
   }
   function showCount() {
     countDirty = false;
@@ -232,6 +237,9 @@
     }
     return name;
   }
+  // The tiles are put in their sorted order in the page too when the sort is chosen and when
+  // an agent arrives, so the keyboard and screen readers meet them in the order shown (WCAG
+  // 2.4.3); between those, keys changing (time in state) move them by CSS order alone.
   function sortGrid() {
     sortDirty = false;
     const g = grid();
@@ -239,6 +247,12 @@
     const sorted = [...g.children].sort((a, b) =>
       a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0,
     );
+    if (domSortDue || tileAdded) {
+      domSortDue = false;
+      const focused = g.contains(document.activeElement) && document.activeElement;
+      if (sorted.some((tile, i) => g.children[i] !== tile)) g.append(...sorted);
+      if (focused && document.activeElement !== focused) focused.focus();
+    }
     // CSS order, not DOM moves: no reflow of the subtree, one style write per changed tile.
     sorted.forEach((tile, i) => {
       const order = String(i);

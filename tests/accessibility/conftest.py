@@ -2,8 +2,8 @@
 and outbound figures arrive), limits low enough that tiles turn amber and red, two
 agents held paused (the simulator's clock runs ahead of the wall at speed 3, so its own
 states start "in the future" and may never look long), a few coaching alerts asked of the
-simulator (its own come after 8% of calls, too seldom to wait for), a kiosk link, and a
-signed-in browser state per role."""
+simulator (its own come after 8% of calls, too seldom to wait for), a kiosk link, a
+Supervisor who runs two of its four teams, and a signed-in browser state per role."""
 
 import re
 
@@ -18,6 +18,8 @@ from dashboard.testing.simulator import start_simulator
 COACHING_ALERTS = 3
 ROLES = {"supervisor": "sam", "manager": "mia", "wallboard": "wes"}
 DARK = "dora"  # a Manager who chose the dark theme, whatever her screen's setting
+TEAMS = ("Sales North", "Support")
+MY_FLOOR = "tess"  # a Supervisor who runs TEAMS (two of the simulator's four teams)
 LOW_LIMITS = (
     "from dashboard.live.models import Thresholds; "
     "Thresholds.objects.filter(pk=Thresholds.current().pk).update("
@@ -29,6 +31,7 @@ LOW_LIMITS = (
 class Floor:
     def __init__(self, sim, server, browser):
         self.sim, self.server, self.browser = sim, server, browser
+        self.my_teams = TEAMS  # MY_FLOOR's
         self.states = {}
 
     @property
@@ -64,17 +67,21 @@ def floor(tmp_path_factory, browser):
         server.manage("shell", "-c", LOW_LIMITS)
         for _ in range(COACHING_ALERTS):
             sim.control("webhook", event="coaching_alert")
-        for agent in sim.agents()[-2:]:
+        for team in TEAMS:  # one in each of MY_FLOOR's teams: amber there too
+            agent = [a for a in sim.agents() if a["team"] == team][-1]
             sim.control("agent-status", agent_id=agent["agentId"], status="paused")
         for role, name in ROLES.items():
             server.add_user(name, role)
         server.add_user(DARK, "manager")
+        server.add_user(MY_FLOOR, "supervisor")
         server.manage(
             "shell",
             "-c",
             "from django.contrib.auth.models import User; "
             "from dashboard.accounts.models import Preferences; "
-            f"Preferences.objects.create(user=User.objects.get(username='{DARK}'), theme='dark')",
+            f"Preferences.objects.create(user=User.objects.get(username='{DARK}'), theme='dark');"
+            f"Preferences.objects.create(user=User.objects.get(username='{MY_FLOOR}'),"
+            f" teams={list(TEAMS)!r})",
         )
         yield Floor(sim, server, browser)
     finally:

@@ -9,6 +9,8 @@ from dashboard.testing.browsers import screenshot
 
 SCHEMES = ["light", "dark"]
 LIVE = "#agents .agent >> nth=39"
+# A tile shown amber or red (not one of another team's, hidden on my floor)
+AMBER_OR_RED = ".agent[data-level]:not([data-level='']):not([hidden])"
 # (name, role, path, what shows the page has its data); {agent}, {call}, {campaign} from ids
 PAGES = [
     ("sign-in", None, "/accounts/login/", "#id_username"),
@@ -25,6 +27,9 @@ PAGES = [
     ("search", "supervisor", "/search/?q=a", "main"),
     ("preferences", "supervisor", "/accounts/preferences/", "main form"),
     ("replay", "supervisor", "/replay/", "#replay-at"),  # the floor as the recorder kept it
+    # My floor: two teams' tiles, their KPI strip, and the teams chosen in the settings
+    ("live-my-floor", "tess", "/", LIVE),
+    ("preferences-my-teams", "tess", "/accounts/preferences/", "#my-teams input:checked"),
     # The person's own dark theme on a light screen (data-theme, not the media query)
     ("live-chosen-dark", "dora", "/", LIVE),
     ("coaching-chosen-dark", "dora", "/coaching/", "#alerts-body tr.alert-row"),
@@ -61,7 +66,7 @@ def test_page_has_no_wcag_violation(floor, ids, scheme, name, role, path, ready)
         page.wait_for_selector(ready, state="attached", timeout=60_000)
         if ready == LIVE:
             page.wait_for_selector("#conn[data-state=live]")
-            page.wait_for_selector(".agent[data-level]:not([data-level=''])", timeout=15_000)
+            page.wait_for_selector(AMBER_OR_RED, timeout=15_000)
         page.wait_for_timeout(500)  # charts drawn, timers ticked
         found = violations(page)
         screenshot(page, f"a11y-{name}-{scheme}")

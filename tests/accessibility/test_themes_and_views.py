@@ -1,15 +1,37 @@
 """Themes and saved views in Chromium, from the keyboard: light and dark follow the
 screen's setting until the person chooses one in the header (applied at once, kept across
 pages and reloads, per person); the wallboard keeps its dark TV theme; a saved view is the
-live view's filters under a name, opened from the header, its address carrying them.
+live view's filters under a name, opened from the header, its address carrying them; a
+Supervisor's own teams are their live view's default, the whole floor one click away.
 Screenshots of the live view and the coaching page in both themes."""
 
 import re
 
-from dashboard.testing.browsers import screenshot, wait_for_js
+from dashboard.testing.alerts import Rules
+from dashboard.testing.browsers import screenshot, sign_in, wait_for_js
 
 LIVE = "#agents .agent >> nth=39"
 BACKGROUND = "getComputedStyle(document.body).backgroundColor"
+IN_ORDER = """[...document.querySelectorAll('#agents .agent')].every(
+    (t, i) => t.style.order === String(i))"""
+SORT_BY = f"""(sort) => {{
+  const select = document.getElementById('f-sort');
+  select.value = sort;
+  select.dispatchEvent(new Event('input', {{bubbles: true}}));
+  return {IN_ORDER};
+}}"""
+# The header's alert count and the tray's entries are this page's teams' (and everyone's
+# alerts about queues and the floor), from the one tray's counts per team; read at once.
+TRAY_IS_FOR = """(teams) => {
+  const tray = document.getElementById('alert-tray');
+  let open = Number(tray.dataset.count);
+  for (const [team, [n]] of Object.entries(JSON.parse(tray.dataset.byTeam || '{}')))
+    if (teams.length && !teams.includes(team)) open -= n;
+  const theirs = (e) => !e.dataset.team || !teams.length || teams.includes(e.dataset.team);
+  return document.getElementById('alert-count').textContent === String(open)
+    && [...tray.querySelectorAll('.alert-entry')].every((e) => e.hidden === !theirs(e));
+}"""
+ALERT_TEAMS = "document.getElementById('alert-tray').dataset.byTeam || '{}'"
 LIGHT_BG, DARK_BG = "rgb(244, 245, 247)", "rgb(15, 20, 27)"
 
 
@@ -99,9 +121,9 @@ def test_a_supervisor_saves_a_view_and_opens_it_from_the_header(floor):
         tab_to(page, "#view-name")
         page.keyboard.type("Longest first, compact")
         screenshot(page, "views-1-saving")
-        with page.expect_navigation():  # the same address: the filters it was saved from
+        with page.expect_navigation():  # the filters it was saved from, and the teams shown
             page.keyboard.press("Enter")
-        assert page.url == f"{floor.url}/?sort=time&density=dense"
+        assert page.url == f"{floor.url}/?teams=all&sort=time&density=dense"
         assert page.input_value("#f-sort") == "time"
         assert page.locator("#views-menu .menu-list a").all_text_contents() == [
             "Longest first, compact"
@@ -117,10 +139,82 @@ def test_a_supervisor_saves_a_view_and_opens_it_from_the_header(floor):
         assert page.evaluate("document.activeElement.textContent") == "Longest first, compact"
         screenshot(page, "views-2-opening")
         page.keyboard.press("Enter")
-        page.wait_for_url(f"{floor.url}/?sort=time&density=dense")
+        page.wait_for_url(f"{floor.url}/?teams=all&sort=time&density=dense")
         page.wait_for_selector(LIVE, state="attached")
         assert page.input_value("#f-sort") == "time"
         assert page.input_value("#f-density") == "dense"
         assert page.evaluate("document.body.classList.contains('dense')")
+    finally:
+        context.close()
+
+
+def test_a_supervisor_sees_their_floor_and_the_whole_floor_in_one_click(floor):
+    """My floor: the teams chosen in the settings (by keyboard-reachable checkboxes) are
+    what the live view shows after the next sign-in: their tiles only, their KPI strip
+    labelled for them; one click shows the whole floor, and its address says so."""
+    agents = floor.sim.agents()
+    mine = [a["agentId"] for a in agents if a["team"] in floor.my_teams]
+    # Alerts about agents of both kinds: the held paused ones of my teams, and one of another.
+    manager = floor.server.signed_in_client("mia")
+    try:
+        Rules(client=manager).add("Paused", "agent_paused", warn=1, alarm=3600, hold_s=0)
+    finally:
+        manager.close()
+    other = next(a for a in agents if a["team"] not in floor.my_teams)
+    floor.sim.control("agent-status", agent_id=other["agentId"], status="paused")
+    floor.server.add_user("theo", "supervisor")
+    context = floor.context("theo")
+    try:
+        page = context.new_page()
+        page.goto(floor.url + "/accounts/preferences/")
+        for team in floor.my_teams:
+            page.check(f'#my-teams input[value="{team}"]')
+        page.click("text=Save my teams")
+        page.wait_for_url(floor.url + "/accounts/preferences/")
+        screenshot(page, "my-floor-preferences")
+    finally:
+        context.close()
+    context = floor.browser.new_context(viewport={"width": 1600, "height": 1000})
+    try:
+        page = context.new_page()
+        sign_in(page, floor.server, "theo")  # a new session: the choice was kept
+        page.wait_for_selector(LIVE, state="attached", timeout=60_000)
+        assert page.text_content("#scope-label") == "My floor: 2 teams"
+        # The feed renders this set's strip from its next push on (it reads the sets in use
+        # every second; the simulator's floor pushes many times a second).
+        wait_for_js(
+            page, "document.getElementById('kpis')?.dataset.teams === 'Sales North, Support'"
+        )
+        assert (
+            page.get_attribute("#kpis", "aria-label") == "Key figures: teams Sales North, Support"
+        )
+        assert f"of {len(mine)} agents" in page.text_content('#kpis [data-kind="available"]')
+        shown = page.evaluate(
+            "[...document.querySelectorAll('#agents .agent')].filter(t => !t.hidden)"
+            ".map(t => t.id.slice(6))"
+        )
+        assert sorted(shown) == sorted(mine)
+        assert page.text_content("#agents-shown") == f"{len(mine)} of {len(agents)} agents"
+        teams = [floor.my_teams[0], other["team"]]  # each with an alert about an agent
+        wait_for_js(page, f"{teams}.every((t) => t in JSON.parse(%s))" % ALERT_TEAMS)
+        assert page.evaluate(TRAY_IS_FOR, list(floor.my_teams))
+        screenshot(page, "my-floor-live")
+        # The keyboard meets the tiles in the order shown (WCAG 2.4.3), for each sort chosen.
+        # (Checked in the task that sorts: on a live floor the next push may move a tile.)
+        for sort in ("time", ""):
+            assert page.evaluate(SORT_BY, sort), sort
+        page.click(".scope-links >> text=Whole floor")
+        page.wait_for_url(floor.url + "/?teams=all")
+        page.wait_for_selector(LIVE, state="attached", timeout=60_000)
+        assert page.text_content("#scope-label") == "Whole floor"
+        wait_for_js(page, "document.getElementById('kpis')?.dataset.teams === ''")
+        assert f"of {len(agents)} agents" in page.text_content('#kpis [data-kind="available"]')
+        everyone = f"{len(agents)} of {len(agents)} agents"
+        wait_for_js(page, f"document.getElementById('agents-shown').textContent === '{everyone}'")
+        screenshot(page, "my-floor-whole-floor")
+        assert page.evaluate(TRAY_IS_FOR, [])
+        page.click(".scope-links >> text=My floor")
+        page.wait_for_url(floor.url + "/?teams=Sales+North%2CSupport")
+        assert page.text_content("#scope-label") == "My floor: 2 teams"
     finally:
         context.close()

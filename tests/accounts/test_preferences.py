@@ -3,9 +3,11 @@ POST with CSRF only, each bad input refused with a sentence saying what to chang
 
 import re
 
+from django.core.cache import cache
 from django.test import Client
 
 from dashboard.accounts.models import Preferences, SavedView
+from dashboard.live.feed import TEAMS_KEY
 from dashboard.testing.people import make_user
 
 
@@ -121,3 +123,43 @@ def test_a_person_deletes_only_their_own_views(bob, alice, client_for):
     assert list(SavedView.objects.values_list("name", flat=True)) == ["Hers"]
     page = client.get("/accounts/preferences/").content.decode()
     assert "No saved views yet." in page
+
+
+def test_a_person_chooses_their_teams_and_keeps_them(bob, alice, client_for):
+    """My floor: the teams the live floor knows (and those chosen before, though no agent
+    of theirs is on now), kept per person; the live view then shows them."""
+    cache.set(TEAMS_KEY, ["Sales North", "Sales West", "Support"])
+    client = client_for(bob)
+    page = client.get("/accounts/preferences/").content.decode()
+    assert len(re.findall(r'name="teams"\s+value="[^"]+"\s*>', page)) == 3  # none checked
+    r = client.post(
+        "/accounts/preferences/teams/",
+        {"teams": ["Support", "Sales North"], "next": "/"},
+    )
+    assert r.status_code == 302 and r["Location"] == "/"
+    assert Preferences.objects.get(user=bob).teams == ["Sales North", "Support"]
+    assert not Preferences.objects.filter(user=alice).exists()
+    assert b"My floor: 2 teams" in client.get("/").content
+    cache.set(TEAMS_KEY, ["Sales West"])  # no agent of theirs signed in now: still offered
+    page = client.get("/accounts/preferences/").content.decode()
+    assert len(re.findall(r'value="(Sales North|Support)"\s+checked', page)) == 2
+    r = client.post("/accounts/preferences/teams/", {"teams": ["Nowhere"]})
+    assert r.status_code == 400
+    assert "“Nowhere” is not a team on the floor." in r.content.decode()
+    client.post("/accounts/preferences/teams/", {})  # none: the whole floor again
+    assert Preferences.objects.get(user=bob).teams == []
+    assert b'<strong id="scope-label">Whole floor</strong>' in client.get("/").content
+
+
+def test_a_saved_view_keeps_a_set_of_teams(bob, client_for):
+    client = client_for(bob)
+    r = client.post(
+        "/accounts/preferences/views/",
+        {"name": "Both", "query": "density=dense&teams=Support, Sales North,Support"},
+    )
+    assert r["Location"] == "/?teams=Sales+North%2CSupport&density=dense"
+    r = client.post("/accounts/preferences/views/", {"name": "All", "query": "teams=ALL"})
+    assert r["Location"] == "/?teams=all"
+    page = client.get(r["Location"]).content.decode()
+    assert '<a href="/?teams=Sales+North%2CSupport&amp;density=dense"><bdi>Both' in page
+    assert '<strong id="scope-label">Whole floor</strong>' in page

@@ -2,6 +2,7 @@
 who may see what, acknowledging from the tray (CSRF enforced), the tray in every page."""
 
 import importlib
+import json
 import re
 from html import unescape
 
@@ -12,8 +13,10 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
+from dashboard.accounts.models import Preferences
 from dashboard.alerts import tray
 from dashboard.alerts.models import Alert, Rule
+from dashboard.live.feed import AGENT_TEAMS_KEY
 from dashboard.testing.sockets import socket_for
 
 GOOD = {
@@ -198,6 +201,37 @@ async def test_a_socket_page_that_connects_or_resyncs_is_sent_the_tray(bob):
     first = await ws.receive_from(timeout=2)
     assert 'id="alert-tray"' in first and alert.text in first
     await ws.disconnect()
+
+
+def test_alerts_default_to_my_teams_with_the_whole_floor_one_click_away(bob, client_for):
+    """An alert about one agent carries the agent's team; the alerts page leaves out other
+    teams' for a person with teams, and the tray (one for everyone) carries its counts per
+    team, which the page's script applies."""
+    cache.set(AGENT_TEAMS_KEY, {"a1": "Support", "a2": "Sales West"})
+    rule = Rule.objects.create(name="Paused", metric="time_in_state", warn=60, alarm=120)
+    mine = open_alert(rule, subject="agent:a1", subject_label="Ann", text="Ann paused 3:00")
+    theirs = open_alert(
+        rule, subject="agent:a2", subject_label="Wes", text="Wes paused 3:00", level="warn"
+    )
+    floor = open_alert(rule, text="Sales queue waits 2:30")
+    Preferences.objects.create(user=bob, teams=["Support"])
+    client = client_for(bob)
+    page = client.get("/alerts/").content.decode()
+    assert '<strong id="scope-label">My floor: Support</strong>' in page
+    rows = re.findall(r'<tr id="alert-row-(\d+)"', page)
+    assert sorted(map(int, rows)) == sorted([mine.pk, floor.pk])
+    page = client.get("/alerts/?teams=all").content.decode()
+    assert '<strong id="scope-label">Whole floor</strong>' in page
+    rows = re.findall(r'<tr id="alert-row-(\d+)"', page)
+    assert sorted(map(int, rows)) == sorted([mine.pk, theirs.pk, floor.pk])
+    tray.publish()
+    page = client.get("/qa/").content.decode()
+    assert 'data-teams="Support"' in page  # whose alerts the tray shows (alerts.js)
+    assert 'data-count="3" data-alarms="2"' in page
+    by_team = re.search(r'data-by-team="([^"]*)"', page).group(1)
+    assert json.loads(unescape(by_team)) == {"Sales West": [1, 0], "Support": [1, 1]}
+    assert re.search(rf'data-id="{theirs.pk}" data-team="Sales West"', page)
+    assert re.search(rf'data-id="{floor.pk}" data-team=""', page)
 
 
 def test_the_tray_lists_the_most_severe_and_newest_first_and_counts_the_rest(bob):

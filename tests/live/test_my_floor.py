@@ -1,0 +1,173 @@
+"""My floor: a person's teams are the live view's default scope (tiles, KPI strip), the
+whole floor one click away; the feed renders one KPI strip per team set in use, never
+per browser, and each socket is sent its own set's."""
+
+import asyncio
+import re
+import time
+from datetime import UTC, datetime
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.core.cache import cache
+
+from dashboard.accounts import scope
+from dashboard.accounts.models import Preferences
+from dashboard.live.feed import (
+    KPI_EVERY_S,
+    LIVE_VIEW,
+    SNAPSHOT_KEY,
+    TEAM_SETS_EVERY_S,
+    TEAMS_KEY,
+    Shows,
+)
+from dashboard.live.state import Changes, LiveState
+from dashboard.testing.feeds import Events, running_feed
+from dashboard.testing.sockets import socket_for
+from dashboard.upstream import contract as c
+
+T0 = datetime.now(UTC)
+SUPPORT = ("Support",)
+
+
+def agent(agent_id, team, status="available"):
+    return c.Agent(agent_id, f"Agent {agent_id}", team, status, T0, None)
+
+
+FLOOR = [
+    agent("n1", "Sales North"),
+    agent("n2", "Sales North", "paused"),
+    agent("s1", "Support"),
+    agent("w1", "Sales West", "on_call"),
+]
+
+
+def kpi(html, kind):
+    """The value of the KPI tile `kind` (data-kind) in a strip."""
+    found = re.search(rf'data-kind="{kind}">.*?<div class="value">(\d+)</div>', html)
+    return int(found.group(1))
+
+
+def strip(html):
+    """The KPI strip in a frame, and whose it is (its data-teams)."""
+    found = re.search(r'<div id="kpis"[^>]*data-teams="([^"]*)"', html)
+    return found and found.group(1)
+
+
+# ---- The scope an address asks for ---------------------------------------------------------
+def test_the_scope_is_the_persons_teams_unless_the_address_says_otherwise():
+    mine = ("Sales North", "Support")
+    assert scope.scope_of({}, mine).teams == mine
+    assert scope.scope_of({}, mine).label == "My floor: 2 teams"
+    assert scope.scope_of({"teams": "all"}, mine).teams == ()
+    assert scope.scope_of({"teams": "all"}, mine).label == "Whole floor"
+    assert scope.scope_of({"teams": " Support,Support , "}, mine).label == "Teams: Support"
+    assert scope.scope_of({}, ()).teams == ()  # no teams chosen: the whole floor
+    # An old single-team link: within my floor it keeps it, else the whole floor (the team
+    # filter narrows the tiles, as before).
+    assert scope.scope_of({"team": "Support"}, mine).teams == mine
+    assert scope.scope_of({"team": "Sales West"}, mine).teams == ()
+
+
+def test_only_sets_with_a_known_team_are_registered_and_they_are_capped(db):
+    cache.delete(scope.TEAM_SETS_KEY)
+    assert not scope.register(("Nobody",), ["Support"])
+    assert scope.register(SUPPORT, ["Support"])
+    assert not scope.register(SUPPORT, ["Support"])  # known, and fresh
+    for n in range(scope.MAX_SETS + 5):
+        scope.register(("Support", f"T{n}"), ["Support"])
+    sets = scope.in_use(cache.get(scope.TEAM_SETS_KEY))
+    assert len(sets) == scope.MAX_SETS and ("Support", f"T{scope.MAX_SETS + 4}") in sets
+
+
+# ---- The feed: one strip per team set in use ------------------------------------------------
+def test_the_feed_renders_each_team_sets_strip_once_per_push(db):
+    from dashboard.main.bridge_task import live_feed
+
+    feed = live_feed(LiveState(UTC), tick=0.1, heartbeat=60)
+    feed.snapshot(FLOOR, [])
+    feed.team_sets = {("Sales North", "Support"), SUPPORT}
+    parts = feed.render_changes(Changes(full=True))
+    floor, mine = parts["kpis"], parts["kpis@Sales North,Support"]
+    assert strip(floor) == "" and 'aria-label="Key figures: whole floor"' in floor
+    assert strip(mine) == "Sales North, Support"
+    assert kpi(floor, "available") == 2 and kpi(mine, "available") == 2
+    assert kpi(floor, "paused") == 1 and kpi(mine, "paused") == 1
+    assert kpi(floor, "on_call") == 1 and kpi(mine, "on_call") == 0
+    assert "of 4 agents" in floor and "of 3 agents" in mine
+    assert "floor, today" in mine and "floor, today" not in floor  # the day's are the floor's
+    assert kpi(parts["kpis@Support"], "available") == 1
+    # An audience is sent its own set's strip, joined with the parts the whole floor shares.
+    frame = Shows(LIVE_VIEW.parts, SUPPORT).compose(parts)
+    assert strip(frame) == "Support" and 'id="agent-w1"' in frame
+    assert strip(LIVE_VIEW.compose(parts)) == ""
+    # A set no page shows any more is rendered no more.
+    feed.team_sets = {SUPPORT}
+    time.sleep(KPI_EVERY_S)  # the strips are rendered at most this often
+    events = Events()
+    feed.event(events.agent(1, "s1", "paused", team="Support"))
+    parts = feed.render_changes(Changes(agents={"s1"}, kpis=True))
+    assert {k for k in parts if k.startswith("kpis")} == {"kpis", "kpis@Support"}
+    assert kpi(parts["kpis@Support"], "paused") == 1
+    assert "kpis@Sales North,Support" not in feed.full_parts()
+
+
+# ---- The sockets -----------------------------------------------------------------------------
+pytestmark_db = pytest.mark.django_db(transaction=True)
+
+
+@pytestmark_db
+async def test_a_socket_is_sent_the_strip_of_its_team_set_and_registers_it(bob):
+    async with running_feed(FLOOR) as feed:
+        assert await sync_to_async(cache.get)(TEAMS_KEY) == ["Sales North", "Sales West", "Support"]
+        mine = await socket_for(bob, "/ws/live/?teams=Support")
+        whole = await socket_for(bob, "/ws/live/")
+        assert (await mine.connect())[0] and (await whole.connect())[0]
+        first = await mine.receive_from(timeout=2)
+        assert 'id="agent-n1"' in first  # the tiles are the whole floor's (filtered in the page)
+        assert strip(first) is None  # its strip is not rendered yet: the socket asked for it
+        assert strip(await whole.receive_from(timeout=2)) == ""
+        sets = await sync_to_async(cache.get)(scope.TEAM_SETS_KEY)
+        assert scope.in_use(sets) == {SUPPORT}
+        await asyncio.sleep(TEAM_SETS_EVERY_S)  # the feed reads the sets in use this often
+        feed.event(Events().agent(2, "s1", "paused", team="Support"))
+        got = await mine.receive_from(timeout=2)
+        assert strip(got) == "Support" and kpi(got, "paused") == 1
+        assert strip(await whole.receive_from(timeout=2)) == ""
+        # A socket that comes later gets it in its snapshot.
+        later = await socket_for(bob, "/ws/live/?teams=Support")
+        assert (await later.connect())[0]
+        assert strip(await later.receive_from(timeout=2)) == "Support"
+        version, parts = await sync_to_async(cache.get)(SNAPSHOT_KEY)
+        assert "kpis@Support" in parts
+        for ws in (mine, whole, later):
+            await ws.disconnect()
+
+
+# ---- The page ----------------------------------------------------------------------------------
+def test_the_live_view_shows_my_floor_by_default_and_the_whole_floor_in_one_click(bob, client_for):
+    cache.clear()  # no floor pushed yet: the socket's address has no version
+    cache.set(TEAMS_KEY, ["Sales North", "Sales West", "Support"])
+    Preferences.objects.create(user=bob, teams=["Sales North", "Support"])
+    client = client_for(bob)
+    page = client.get("/?state=paused").content.decode()
+    assert '<strong id="scope-label">My floor: 2 teams</strong>' in page
+    assert 'data-teams="Sales North,Support"' in page  # what live.js filters the tiles by
+    assert 'ws-connect="/ws/live/?teams=Sales+North%2CSupport"' in page
+    whole = re.search(r'<a href="([^"]+)"\s+data-teams="all"', page).group(1)
+    assert whole == "?state=paused&amp;teams=all"  # the other filters kept
+    page = client.get("/?state=paused&teams=all").content.decode()
+    assert '<strong id="scope-label">Whole floor</strong>' in page
+    assert 'ws-connect="/ws/live/"' in page and 'data-teams=""' in page
+    assert re.search(r'data-teams="all"\s+aria-current="true"', page)
+    mine = re.search(r'<a href="([^"]+)"\s+data-teams="Sales North,Support"', page).group(1)
+    assert mine == "?state=paused&amp;teams=Sales+North%2CSupport"
+    page = client.get("/?teams=Sales West").content.decode()  # a shared link
+    assert '<strong id="scope-label">Teams: Sales West</strong>' in page
+    assert scope.in_use(cache.get(scope.TEAM_SETS_KEY)) >= {("Sales North", "Support")}
+
+
+def test_someone_without_teams_sees_the_whole_floor_and_where_to_choose_them(carol, client_for):
+    page = client_for(carol).get("/").content.decode()
+    assert '<strong id="scope-label">Whole floor</strong>' in page
+    assert "Choose my teams" in page
