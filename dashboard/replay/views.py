@@ -21,7 +21,7 @@ def page(request):
         context.update(
             shown=shown,
             floor=shown["parts"],
-            teams=shown["teams"],
+            team_choices=shown["teams"],
             day=low.isoformat(),
             days=days_of(span),
             low=int(low.timestamp()),
