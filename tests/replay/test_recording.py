@@ -161,7 +161,7 @@ def test_the_replay_renders_the_live_views_own_fragments():
         "service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S,
         **dict.fromkeys(reader.FIGURES),
     }
-    feed.kpi_html = feed.render.kpis(moment.state, figures, when)
+    feed.kpi_html = {(): feed.render.kpis(moment.state, figures, when)}  # the whole floor
     live_parts = feed.full_parts()
     stamp = re.compile(r' data-seq="[^"]*" data-emitted="[^"]*"')
     replayed = reader.parts_at(moment)
