@@ -9,20 +9,17 @@ import asyncio
 import logging
 from datetime import datetime, timedelta
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from dashboard.quality.models import CompletedCall, Delivery
-from dashboard.shared.aio import pause
+from dashboard.shared.aio import daily_purge
 
 from .models import CallSeen, StateChange
 
 log = logging.getLogger("dashboard.drilldown.retention")
-DAY_S = 24 * 3600
-RETRY_S = 600  # after a failed purge (the database away): try again this soon
 
 
 def cutoff(days: int | None = None, now: datetime | None = None) -> datetime:
@@ -48,13 +45,4 @@ def purge(days: int | None = None) -> dict[str, int]:
 
 async def run_retention(stop: asyncio.Event):
     """Purge now, then once a day."""
-    while not stop.is_set():
-        try:
-            counts = await sync_to_async(purge)()
-        except Exception:
-            log.exception("purging records older than %d days failed", settings.RETENTION_DAYS)
-            await pause(stop, RETRY_S)
-            continue
-        if any(counts.values()):
-            log.info("purged what is older than %d days: %s", settings.RETENTION_DAYS, counts)
-        await pause(stop, DAY_S)
+    await daily_purge(stop, purge, log, f"what is older than {settings.RETENTION_DAYS} days")

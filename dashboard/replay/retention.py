@@ -6,18 +6,15 @@ import logging
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import transaction
 
 from dashboard.live.state import day_start
-from dashboard.shared.aio import pause
+from dashboard.shared.aio import daily_purge
 
 from .models import Chunk, Gap
 
 log = logging.getLogger("dashboard.replay.retention")
-DAY_S = 24 * 3600
-RETRY_S = 600
 
 
 def cutoff(days: int | None = None, now: datetime | None = None) -> datetime:
@@ -38,13 +35,4 @@ def purge(days: int | None = None) -> dict[str, int]:
 
 async def run_purge(stop: asyncio.Event):
     """Purge now, then once a day."""
-    while not stop.is_set():
-        try:
-            counts = await sync_to_async(purge, thread_sensitive=False)()
-        except Exception:
-            log.exception("replay: purging days older than %d failed", settings.REPLAY_DAYS)
-            await pause(stop, RETRY_S)
-            continue
-        if any(counts.values()):
-            log.info("replay: purged days older than %d: %s", settings.REPLAY_DAYS, counts)
-        await pause(stop, DAY_S)
+    await daily_purge(stop, purge, log, f"replay days older than {settings.REPLAY_DAYS}")

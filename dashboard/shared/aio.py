@@ -3,8 +3,29 @@
 import asyncio
 import contextlib
 
+from asgiref.sync import sync_to_async
+
 
 async def pause(stop: asyncio.Event, seconds: float):
     """Sleep for `seconds`, or less if `stop` is set meanwhile."""
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(stop.wait(), timeout=seconds)
+
+
+DAY_S = 24 * 3600
+RETRY_S = 600  # after a failed purge (the database away): try again this soon
+
+
+async def daily_purge(stop: asyncio.Event, purge, log, what: str):
+    """Run `purge` (sync: counts of what it deleted, by kind) in a worker thread now, then
+    once a day until `stop`; a failure is logged with `what` and tried again in RETRY_S."""
+    while not stop.is_set():
+        try:
+            counts = await sync_to_async(purge, thread_sensitive=False)()
+        except Exception:
+            log.exception("purging %s failed; trying again in %d s", what, RETRY_S)
+            await pause(stop, RETRY_S)
+            continue
+        if any(counts.values()):
+            log.info("purged %s: %s", what, counts)
+        await pause(stop, DAY_S)
