@@ -24,9 +24,13 @@ TEAMS_KEY = "live:teams"  # the teams the live floor knows, sorted (the live fee
 MAX_TEAMS = 20  # in one scope
 MAX_SETS = 64  # in use at once: the feed renders one strip each (the oldest one drops out)
 TEAM_SETS_KEY = "live:team-sets"  # team-set key -> when a page last asked for it (epoch s)
-# A page's socket reconnects at least this often (AccessGuard), registering its set again.
-SET_TTL_S = settings.SOCKET_MAX_AGE_S + 600
 RENEW_S = 60  # a registration younger than this is not written again
+
+
+def set_ttl_s() -> int:
+    """How long a team set stays registered after its last socket connected: past the
+    sockets' hourly reconnect. Read when used (the bench imports this before settings)."""
+    return settings.SOCKET_MAX_AGE_S + 600  # AccessGuard reconnects a socket this often
 
 
 def key(teams: tuple[str, ...]) -> str:
@@ -102,15 +106,15 @@ def register(teams: tuple[str, ...], known) -> bool:
     sets = cache.get(TEAM_SETS_KEY) or {}
     if now - sets.get(key(teams), 0) < RENEW_S:
         return False
-    sets = {k: t for k, t in sets.items() if now - t < SET_TTL_S}
+    sets = {k: t for k, t in sets.items() if now - t < set_ttl_s()}
     sets[key(teams)] = now
     if len(sets) > MAX_SETS:
         sets = dict(sorted(sets.items(), key=lambda kv: kv[1])[-MAX_SETS:])
-    cache.set(TEAM_SETS_KEY, sets, timeout=SET_TTL_S)
+    cache.set(TEAM_SETS_KEY, sets, timeout=set_ttl_s())
     return True
 
 
 def in_use(sets: dict | None) -> set[tuple[str, ...]]:
     """The team sets registered and not lapsed, from the register's cache entry."""
     now = time.time()
-    return {tuple(k.split(",")) for k, t in (sets or {}).items() if now - t < SET_TTL_S}
+    return {tuple(k.split(",")) for k, t in (sets or {}).items() if now - t < set_ttl_s()}

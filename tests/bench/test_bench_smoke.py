@@ -1,6 +1,7 @@
 """`make bench` end to end on a tiny scenario: the whole pipeline runs and nothing is lost."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -23,11 +24,14 @@ REQUIRED = {
 
 
 def bench(scenario: str, out) -> subprocess.CompletedProcess:
-    """`python -m bench.run` on one scenario, its results in `out`; it must succeed."""
+    """`python -m bench.run` on one scenario, its results in `out`; it must succeed. It
+    runs as `make bench` runs it: without pytest-django's DJANGO_SETTINGS_MODULE."""
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
     run = subprocess.run(
         [sys.executable, "-m", "bench.run", "--scenarios", scenario, "--out", str(out)]
         + ["--no-plot"],
         cwd=ROOT,
+        env=env,
         capture_output=True,
         text=True,
         timeout=110,
