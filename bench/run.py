@@ -394,6 +394,8 @@ def plot(results: dict, path: Path):
 
     keys = ("p50_ms", "p95_ms", "p99_ms", "max_ms")
     results = {k: v for k, v in results.items() if k in SCENARIOS}
+    if not results:  # the browser or replay scenarios alone: nothing of the sockets to plot
+        return
     fig, axes = plt.subplots(1, len(results), figsize=(4.2 * len(results), 4), squeeze=False)
     for ax, (name, r) in zip(axes[0], results.items(), strict=True):
         xs = range(len(keys))
