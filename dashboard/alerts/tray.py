@@ -10,7 +10,7 @@ and counts (static/js/alerts.js) with no tray rendered per team set."""
 import json
 
 from django.core.cache import cache
-from django.db.models import Case, Count, IntegerField, Q, Value, When
+from django.db.models import Case, IntegerField, Value, When
 from django.template.loader import render_to_string
 
 from dashboard.live.feed import AGENT_TEAMS_KEY
@@ -51,24 +51,32 @@ def tiles_of(subject: str, metric: str) -> list[str]:
     return []
 
 
-def with_teams(alerts) -> list[Alert]:
-    """Each alert with `team`: its agent's team, "" when it is about no one agent (a queue,
+def agent_teams() -> dict[str, str]:
+    """Agent id -> team, as the live feed last kept it."""
+    return cache.get(AGENT_TEAMS_KEY) or {}
+
+
+def team_of(subject: str, teams: dict[str, str]) -> str:
+    """The team of the agent an alert is about; "" when it is about no one agent (a queue,
     the floor: everyone's) or about an agent the floor does not know now."""
-    teams = cache.get(AGENT_TEAMS_KEY) or {}
+    kind, _, key = subject.partition(":")
+    return teams.get(key, "") if kind == "agent" else ""
+
+
+def with_teams(alerts, teams: dict[str, str] | None = None) -> list[Alert]:
+    """Each alert with `team` (`team_of`)."""
+    teams = agent_teams() if teams is None else teams
     for alert in alerts:
-        kind, _, key = alert.subject.partition(":")
-        alert.team = teams.get(key, "") if kind == "agent" else ""
+        alert.team = team_of(alert.subject, teams)
     return alerts
 
 
-def by_team(rows) -> str:
+def by_team(rows, teams: dict[str, str]) -> str:
     """{team: [open, alarms]} of the open alerts about one agent, as JSON, from their
     (subject, metric, level) rows."""
-    teams = cache.get(AGENT_TEAMS_KEY) or {}
     out: dict[str, list[int]] = {}
     for subject, _, level in rows:
-        kind, _, key = subject.partition(":")
-        team = teams.get(key) if kind == "agent" else None
+        team = team_of(subject, teams)
         if team:
             counts = out.setdefault(team, [0, 0])
             counts[0] += 1
@@ -85,15 +93,12 @@ def render_all() -> dict[str, str]:
     """The tray and both banners, from the open alerts: the shown ones as rows, the rest
     counted (in all, and per team of the agents they are about), and every one's tiles for
     the banners' flash."""
-    alerts = ordered()
-    shown = with_teams(list(alerts[:SHOWN]))
-    counts = alerts.aggregate(
-        count=Count("id"),
-        alarms=Count("id", filter=Q(level=ALARM)),
-    )
+    alerts, teams = ordered(), agent_teams()
+    shown = with_teams(list(alerts[:SHOWN]), teams)
     rows = list(alerts.values_list("subject", "rule__metric", "level"))
+    counts = {"count": len(rows), "alarms": sum(level == ALARM for _, _, level in rows)}
     tray = render_to_string(
-        "alerts/_tray.html", {"alerts": shown, **counts, "by_team": by_team(rows)}
+        "alerts/_tray.html", {"alerts": shown, **counts, "by_team": by_team(rows, teams)}
     )
     subjects = [(s, m) for s, m, _ in rows]
     others = [(s, m) for s, m in subjects if not s.startswith("agent:")]

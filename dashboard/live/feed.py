@@ -332,15 +332,16 @@ class LiveFeed:
     def full_parts(self) -> dict[str, str]:
         """The whole view as out-of-band containers: what a (re)connecting browser gets."""
         return {
-            **floor_parts(self.agent_html, self.call_html, self.queue_html, ""),
+            **floor_parts(self.agent_html, self.call_html, self.queue_html),
             **{kpis_part(teams): html for teams, html in self.kpi_html.items()},
             **self.panel_html,
             "status": self.upstream_html(),
         }
 
 
-def floor_parts(agents: dict, calls: dict, queues: dict, kpis: str) -> dict[str, str]:
-    """The live view's containers around its rendered rows (the floor replay's too)."""
+def floor_parts(agents: dict, calls: dict, queues: dict) -> dict[str, str]:
+    """The live view's containers around its rendered rows (the floor replay's too); the
+    KPI strips are parts of their own, one per team set."""
     empty = '<li class="empty">{}</li>'
     calls = "".join(calls.values()) or format_html(empty, "No calls right now")
     queues = "".join(queues.values()) or format_html(empty, "No queue figures yet")
@@ -351,7 +352,6 @@ def floor_parts(agents: dict, calls: dict, queues: dict, kpis: str) -> dict[str,
         f"{calls}</ul>",
         "queues": f'<ul id="queues-list" class="rows" tabindex="0" aria-label="Queues">'
         f"{queues}</ul>",
-        "kpis": kpis,
     }
 
 

@@ -94,9 +94,9 @@ def parts_at(moment: Moment) -> dict[str, str]:
     state, render = moment.state, Renderer()
     render.campaigns = {x.id: x.name for x in summaries.load("campaigns")["data"] or []}
     figures = {"service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S, **dict.fromkeys(FIGURES)}
-    return floor_parts(
+    rows = floor_parts(
         {a: render.agent(state, x) for a, x in state.agents.items()},
         {k: render.call(state, x) for k, x in state.calls.items()},
         {k: render.queue(x) for k, x in state.queues.items()},
-        render.kpis(state, figures, moment.at),
     )
+    return {**rows, "kpis": render.kpis(state, figures, moment.at)}
