@@ -85,9 +85,6 @@ class Reading:
     url: str = ""
     tile: str = ""  # a CSS selector of the tile showing it (live view and wallboard)
 
-    def at(self, now: datetime, when: datetime) -> float:
-        return self.value + self.rate * (when - now).total_seconds()
-
 
 @dataclass
 class Floor:
@@ -362,20 +359,24 @@ class Engine:
             if tracker.level and tracker.normal_since:
                 due.append(tracker.normal_since + timedelta(seconds=rule.clear_s))
         then, seen = self.last  # the last evaluation's readings, grown since, if any
+        grown_s = (now - then).total_seconds() if then else 0.0
+        waits = []  # seconds from now; floats, for every agent in a limited state
         for rule in self.rules.values():
             if rule.low_is_bad:
                 continue
-            hold = timedelta(seconds=rule.hold_s)
+            limits = [x for x in (rule.limit(WARN), rule.limit(ALARM)) if x is not None]
             found = seen.get(rule.id) if then else None
             for reading in readings(rule, floor, now) if found is None else found:
                 if reading.rate <= 0:
                     continue
-                value = reading.at(then, now) if found is not None else reading.value
-                for level in (WARN, ALARM):
-                    limit = rule.limit(level)
-                    if limit is not None and value < limit:
-                        due.append(now + timedelta(seconds=(limit - value) / reading.rate) + hold)
+                value = (
+                    reading.value + reading.rate * grown_s if found is not None else reading.value
+                )
+                waits.extend((x - value) / reading.rate + rule.hold_s for x in limits if value < x)
         later = [d for d in due if d > now]
+        ahead = [w for w in waits if w > 0]
+        if ahead:
+            later.append(now + timedelta(seconds=min(ahead)))
         return min(later) if later else None
 
 
