@@ -53,7 +53,7 @@ lock:
 
 # Not part of `test`: several minutes of load (docs/performance.md); tests/bench smoke-runs it.
 bench: $(VENV)/.installed-bench
-	$(PY) -m bench.run
+	$(PY) -m bench.run --runs $(or $(RUNS),1)
 
 # Biome, pinned in package.json and package-lock.json: the templates' scripts' formatter
 # and linter (no Node packages reach the browser; static/vendor/ is left as shipped).

@@ -476,19 +476,9 @@ def measure_other(name: str, workdir: Path) -> dict:
             child.stop()
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument(
-        "--scenarios",
-        default=",".join(DEFAULT),
-        help=f"of {', '.join([*SCENARIOS, *OTHERS, *BROWSER_PAGES])}",
-    )
-    p.add_argument("--out", type=Path, default=RESULTS, help="where the results go")
-    p.add_argument("--no-plot", action="store_true")
-    a = p.parse_args()
-    names = a.scenarios.split(",")
-    scenarios = [SCENARIOS[n] for n in names if n in SCENARIOS]
-    started, load = time.monotonic(), os.getloadavg()
+def measure_all(names: list[str], scenarios: list[Scenario]) -> dict:
+    """One run of the named scenarios: the socket ones against the dashboard and the ideal
+    reference, then the others."""
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         dash = measure("dashboard", scenarios, Path(tmp))
         ideal = measure("reference", scenarios, Path(tmp))
@@ -498,8 +488,61 @@ def main():
                 results[name] = measure_other(name, Path(tmp) / name)
             elif name in BROWSER_PAGES:
                 results[name] = measure_browser(name, Path(tmp))
+    return results
+
+
+# Each run's own value of these is kept beside their medians (`per_run`).
+PER_RUN = ("p99_ms", "p99_vs_ideal", "web_cpu_s_per_s", "web_rss_mb", "lost")
+
+
+def median_of(runs: list[dict]) -> dict:
+    """The runs' results as one: every number the median of the runs' (a ratio too: the
+    median of each run's ratio, as the targets read), anything else the first run's; the
+    socket scenarios keep each run's `PER_RUN` figures."""
+    if len(runs) == 1:
+        return runs[0]
+    out = merged(runs)
+    for name, r in out.items():
+        if name in SCENARIOS:
+            r["per_run"] = {k: [run[name][k] for run in runs] for k in PER_RUN}
+    return {**out, "runs": len(runs)}
+
+
+def merged(values: list):
+    first = values[0]
+    if isinstance(first, dict):
+        return {k: merged([v[k] for v in values if isinstance(v, dict) and k in v]) for k in first}
+    numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    numbers = [v for v in numbers if v == v]  # NaN: no figure that run
+    if isinstance(first, int | float) and not isinstance(first, bool) and numbers:
+        return round(statistics.median(numbers), 3)
+    return first
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument(
+        "--scenarios",
+        default=",".join(DEFAULT),
+        help=f"of {', '.join([*SCENARIOS, *OTHERS, *BROWSER_PAGES])}",
+    )
+    p.add_argument("--out", type=Path, default=RESULTS, help="where the results go")
+    p.add_argument("--no-plot", action="store_true")
+    p.add_argument(
+        "--runs", type=int, default=1, help="run everything this many times; report medians"
+    )
+    a = p.parse_args()
+    names = a.scenarios.split(",")
+    scenarios = [SCENARIOS[n] for n in names if n in SCENARIOS]
+    started, load = time.monotonic(), os.getloadavg()
     date = datetime.now(UTC).strftime("%Y-%m-%d")
     a.out.mkdir(parents=True, exist_ok=True)
+    runs = []
+    for k in range(1, a.runs + 1):
+        runs.append(measure_all(names, scenarios))
+        if a.runs > 1:  # each run kept as it ends: a long series is never lost to the last
+            (a.out / f"{date}-run{k}.json").write_text(json.dumps(runs[-1], indent=2))
+    results = median_of(runs)
     text = json.dumps(results, indent=2)
     (a.out / f"{date}.json").write_text(text)
     (a.out / "latest.json").write_text(text)
@@ -513,7 +556,8 @@ def main():
         if name in results:
             print(f"{name}:\n{browser.summary(results[name]['pages'])}")
     print(
-        f"\n{time.monotonic() - started:.0f} s on {os.cpu_count()} cores; load average before: "
+        f"\n{len(runs)} run(s), medians; {time.monotonic() - started:.0f} s on {os.cpu_count()}"
+        f" cores; load average before: "
         f"{load[0]:.2f} (figures are noisy when other work shares the machine)"
     )
 

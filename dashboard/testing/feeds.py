@@ -2,11 +2,13 @@
 
 import asyncio
 import contextlib
+import time
 from datetime import UTC, datetime, timedelta
 
 from asgiref.sync import sync_to_async
 from django.core.cache import cache
 
+from dashboard.live.feed import SNAPSHOT_KEY
 from dashboard.live.state import LiveState
 from dashboard.main.bridge_task import live_feed
 from dashboard.upstream import contract as c
@@ -57,7 +59,10 @@ async def running_feed(agents):
     feed.status("connected")
     stop = asyncio.Event()
     task = asyncio.create_task(feed.run(stop))
-    await asyncio.sleep(0.2)  # the first push writes the whole view to the cache
+    deadline = time.monotonic() + 10
+    while await sync_to_async(cache.get)(SNAPSHOT_KEY) is None:  # the first push's, in a thread
+        assert time.monotonic() < deadline, "the feed's first push was not cached in 10 s"
+        await asyncio.sleep(0.02)
     try:
         yield feed
     finally:
