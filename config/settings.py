@@ -187,7 +187,10 @@ TEMPLATES = [
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
-DATABASES["default"].setdefault("CONN_MAX_AGE", 60 if PRODUCTION else 0)
+# Kept a minute, for SQLite too: every database call off the loop runs in a worker thread
+# and closes what it opened (`database_sync_to_async`); with 0 each one opened the file again
+# (WAL pragma and functions), which made a deploy's 500 handshakes take twice as long.
+DATABASES["default"].setdefault("CONN_MAX_AGE", 60)
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The web requests and the webhook processor write at once: wait for the lock, and let
     # readers read while a write is under way.
