@@ -149,8 +149,17 @@ def test_a_wallboard_links_nowhere_and_shows_no_transcript(served, page):
     decoration = "(id) => getComputedStyle(document.querySelector(`#agent-${id} .name`))"
     assert page.evaluate(f"{decoration}.textDecorationLine", agent) == "none"
     page.evaluate(CLICKED)
-    box = name.bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    # the name's middle, read in one go (a push may replace the tile between two reads)
+    x, y = page.evaluate(
+        """(id) => {
+          const name = document.querySelector(`#agent-${id} .name`);
+          name.scrollIntoView({block: "center"});
+          const r = name.getBoundingClientRect();
+          return [r.x + r.width / 2, r.y + r.height / 2];
+        }""",
+        agent,
+    )
+    page.mouse.click(x, y)
     assert page.evaluate("() => window.clickedLink") is False  # the name took no click
     for _ in range(3):
         page.keyboard.press("Tab")
