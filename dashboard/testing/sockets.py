@@ -1,7 +1,11 @@
 """Browsers' websockets in the test's own process (channels' WebsocketCommunicator on the
 real ASGI application), signed in with a session made straight in the database."""
 
+import asyncio
+import time
+
 from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
@@ -31,6 +35,15 @@ def communicator(cookie=b"", origin=ORIGIN, path="/ws/live/"):
 async def socket_for(user, path="/ws/live/"):
     """A websocket of `user`'s signed-in browser, not yet connected."""
     return communicator(await sync_to_async(session_cookie_for)(user), path=path)
+
+
+async def following(group: str, timeout: float = 5):
+    """Wait until a socket of this process has joined `group` (the in-memory layer's): a
+    push sent before that reaches no one, as it would reach no browser yet."""
+    deadline = time.monotonic() + timeout
+    while not get_channel_layer().groups.get(group):
+        assert time.monotonic() < deadline, f"no socket joined {group} in {timeout} s"
+        await asyncio.sleep(0.01)
 
 
 async def closed_with(ws) -> int:

@@ -8,8 +8,8 @@ from asgiref.sync import sync_to_async
 from django.utils import timezone
 
 from dashboard.quality.models import CoachingAction, CoachingAlert, ComplianceResult, Scorecard
-from dashboard.quality.publish import publish_alert
-from dashboard.testing.sockets import closed_with, socket_for
+from dashboard.quality.publish import COACHING, publish_alert
+from dashboard.testing.sockets import closed_with, following, socket_for
 
 
 def make_alert(severity="critical", kind="long_hold", agent="ag-1", n=1):
@@ -106,6 +106,7 @@ def test_the_qa_page_summarises_by_agent_template_and_rule(bob, carol, client):
 async def test_a_new_alert_reaches_a_managers_open_page(alice):
     ws = await socket_for(alice, "/ws/coaching/")
     assert (await ws.connect())[0]
+    await following(COACHING)  # the socket joins after its snapshot
     alert = await sync_to_async(make_alert)()
     await sync_to_async(publish_alert)(alert, new=True)
     pushed = await ws.receive_from(timeout=2)
