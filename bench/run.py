@@ -512,11 +512,12 @@ def merged(values: list):
     first = values[0]
     if isinstance(first, dict):
         return {k: merged([v[k] for v in values if isinstance(v, dict) and k in v]) for k in first}
-    numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
-    numbers = [v for v in numbers if v == v]  # NaN: no figure that run
-    if isinstance(first, int | float) and not isinstance(first, bool) and numbers:
-        return round(statistics.median(numbers), 3)
-    return first
+    numbers = [v for v in values if figure(v) and v == v]  # NaN: no figure that run
+    return round(statistics.median(numbers), 3) if figure(first) and numbers else first
+
+
+def figure(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def main():

@@ -2,7 +2,6 @@
 
 import asyncio
 import contextlib
-import time
 from datetime import UTC, datetime, timedelta
 
 from asgiref.sync import sync_to_async
@@ -11,6 +10,7 @@ from django.core.cache import cache
 from dashboard.live.feed import SNAPSHOT_KEY
 from dashboard.live.state import LiveState
 from dashboard.main.bridge_task import live_feed
+from dashboard.testing.processes import await_until
 from dashboard.upstream import contract as c
 
 T0 = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
@@ -59,10 +59,8 @@ async def running_feed(agents):
     feed.status("connected")
     stop = asyncio.Event()
     task = asyncio.create_task(feed.run(stop))
-    deadline = time.monotonic() + 10
-    while await sync_to_async(cache.get)(SNAPSHOT_KEY) is None:  # the first push's, in a thread
-        assert time.monotonic() < deadline, "the feed's first push was not cached in 10 s"
-        await asyncio.sleep(0.02)
+    # the first push writes the whole view to the cache, from a thread
+    await await_until(lambda: cache.get(SNAPSHOT_KEY), 10, "the first push", interval=0.02)
     try:
         yield feed
     finally:

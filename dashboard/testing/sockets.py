@@ -1,9 +1,6 @@
 """Browsers' websockets in the test's own process (channels' WebsocketCommunicator on the
 real ASGI application), signed in with a session made straight in the database."""
 
-import asyncio
-import time
-
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
@@ -12,6 +9,7 @@ from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_K
 from django.contrib.sessions.backends.db import SessionStore
 
 from config.asgi import application
+from dashboard.testing.processes import await_until
 
 ORIGIN = b"http://127.0.0.1:8000"
 
@@ -40,10 +38,11 @@ async def socket_for(user, path="/ws/live/"):
 async def following(group: str, timeout: float = 5):
     """Wait until a socket of this process has joined `group` (the in-memory layer's): a
     push sent before that reaches no one, as it would reach no browser yet."""
-    deadline = time.monotonic() + timeout
-    while not get_channel_layer().groups.get(group):
-        assert time.monotonic() < deadline, f"no socket joined {group} in {timeout} s"
-        await asyncio.sleep(0.01)
+
+    def joined():
+        return get_channel_layer().groups.get(group)
+
+    await await_until(joined, timeout, f"a socket in {group}", interval=0.01)
 
 
 async def closed_with(ws) -> int:
