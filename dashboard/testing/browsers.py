@@ -1,5 +1,7 @@
 """Chromium through Playwright, as a supervisor's browser or an office TV."""
 
+from playwright.sync_api import Error as PlaywrightError
+
 from .processes import ROOT
 from .servers import USER_PASSWORD
 
@@ -29,12 +31,20 @@ def sign_in(page, server, username):
     page.wait_for_url(f"{server.url}/")
 
 
-def screenshot(page, name):
-    """test-artifacts/NAME.png, to look at after the run."""
+def screenshot(page, name, attempts=3):
+    """test-artifacts/NAME.png, to look at after the run. Tried again after a pause: on a
+    loaded machine headless Chromium sometimes has no frame to give yet and answers
+    "Unable to capture screenshot" (Page.captureScreenshot)."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=False)
-    return path
+    for attempt in range(attempts):
+        try:
+            page.screenshot(path=str(path), full_page=False)
+            return path
+        except PlaywrightError as error:
+            if "Unable to capture screenshot" not in error.message or attempt == attempts - 1:
+                raise
+            page.wait_for_timeout(500)
 
 
 def wait_for_js(page, condition: str, timeout=30_000):
