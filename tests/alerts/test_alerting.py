@@ -98,10 +98,11 @@ def test_a_loaded_queue_fires_escalates_and_clears_once_emptied(floor):
     assert raised.payload["subject"] == "Billing queue" and raised.payload["level"] == "warn"
     escalated = wait_for_post(receiver, WAIT, "escalated")
     assert escalated.payload["level"] == "alarm"
-    assert re.match(
-        r"Alarm: longest wait in Billing queue is 0:0\d \(limit 0:08\), since \d\d:\d\d\.$",
+    text = re.match(
+        r"Alarm: longest wait in Billing queue is 0:(\d\d) \(limit 0:08\), since \d\d:\d\d\.$",
         escalated.payload["text"],
     )
+    assert text and int(text[1]) >= 8  # a loaded machine may evaluate it a second or two late
     sim.control("queue-load", queue="Billing", waiting=0)
     cleared = wait_for_post(receiver, WAIT, "cleared")
     assert cleared.payload["id"] == raised.payload["id"]
