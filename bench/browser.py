@@ -48,7 +48,7 @@ PROBE = """
     if (!tile.dataset || !tile.dataset.emitted || !tile.classList.contains("agent")) return;
     const key = `${tile.id}:${tile.dataset.seq}`;
     if (emitted.has(key)) return;
-    const at = Date.parse(tile.dataset.emitted);
+    const at = Number(tile.dataset.emitted); // epoch ms
     emitted.set(key, at);
     pending.push([at, frame, rendering]);
   }

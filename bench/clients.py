@@ -1,7 +1,8 @@
 """One client process: N websocket clients on one asyncio loop, like N browsers.
 
 `--mode dashboard` opens /ws/live/ with the session cookie of a browser signed in
-through the real form (bench/run.py signs in) and an Origin header, as a browser does,
+through the real form (bench/run.py signs in), an Origin header and an offer of
+permessage-deflate, as a browser does,
 and reads the agent fragments' `data-seq` and `data-emitted`; `--mode reference` reads
 the ideal reference's JSON frames (bench/reference.py). Each client keeps the newest seq
 it was shown per agent; latency is taken once per newly shown (agent, seq), from the
@@ -25,7 +26,7 @@ from datetime import datetime
 from aiohttp import ClientSession, TCPConnector, WSMsgType
 
 AGENT = re.compile(
-    r'<div id="agent-([^"]+)" class="agent"[^>]*? data-seq="(\d+)" data-emitted="([^"]+)"'
+    r'<div id="agent-([^"]+)" class="agent"[^>]*? data-seq="(\d+)" data-emitted="(\d+)"'
 )
 TICK_S = 0.01
 CONNECT_ATTEMPTS = 6
@@ -49,7 +50,7 @@ class Parser:
     @staticmethod
     def fragments(text):
         return [
-            (agent, int(seq), datetime.fromisoformat(emitted).timestamp())
+            (agent, int(seq), int(emitted) / 1000)  # epoch ms
             for agent, seq, emitted in AGENT.findall(text)
         ]
 
@@ -98,7 +99,9 @@ async def client(http, url: str, headers: dict, origin: str, parse: Parser, m: M
     n = m.client()
     for attempt in range(CONNECT_ATTEMPTS):
         try:
-            ws = await http.ws_connect(url, headers=headers, origin=origin, max_msg_size=0)
+            ws = await http.ws_connect(  # offering permessage-deflate, as browsers do
+                url, headers=headers, origin=origin, max_msg_size=0, compress=15
+            )
             break
         except Exception as e:
             if attempt == CONNECT_ATTEMPTS - 1:

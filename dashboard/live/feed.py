@@ -118,7 +118,8 @@ class LiveFeed:
         self.version = 0
         self.upstream = {"state": "connecting", "reason": "", "since": iso(now())}
         self.ai_enabled: bool | None = None  # GET /ai, as the refresher last read it
-        self.stamps: dict[str, tuple[int, str]] = {}  # agent id -> (seq, emitted_at) shown
+        # agent id -> the seq and emitted time (epoch ms) of the event its tile shows
+        self.stamps: dict[str, tuple[int, int]] = {}
         self.agent_html: dict[str, str] = {}
         self.call_html: dict[str, str] = {}
         self.queue_html: dict[str, str] = {}
@@ -139,7 +140,7 @@ class LiveFeed:
 
     def event(self, event: c.Event):
         changes = self.state.apply(event)
-        stamp = (event.seq, event.emitted_at.isoformat())
+        stamp = (event.seq, round(event.emitted_at.timestamp() * 1000))
         for agent_id in changes.agents:
             self.stamps[agent_id] = stamp
         self._merge(changes)

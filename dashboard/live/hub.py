@@ -4,11 +4,12 @@ framed once and written to each of them.
 Daphne's own path costs about 90 µs per socket and push (Channels' send, Daphne's
 `handle_reply`, autobahn's encode, asserts and framing with a copy of the payload), and as
 much again when Twisted writes the frame in the next reactor turn (two `epoll_ctl` calls
-to register and unregister the writer): docs/performance.md. Here a push is framed once
-(`prepareMessage`) and, where nothing is buffered for a socket, sent at once with one
-`send` call; where something is buffered, the frame is appended behind it, so frames never
-reorder. A socket with compression (Daphne never negotiates it), over TLS, or with
-autobahn's own send queue in use takes autobahn's path.
+to register and unregister the writer): docs/performance.md. Here a push is framed once,
+and compressed once for the sockets that negotiated permessage-deflate (frames.py: no
+context is kept between messages, so the same bytes suit them all). Where nothing is
+buffered for a socket, the frame is sent at once with one `send` call; where something is
+buffered, it is appended behind it, so frames never reorder. A socket over TLS, or with
+autobahn's own send queue in use, takes autobahn's path.
 
 Versioned groups (the live pushes) keep the per-socket version check: a socket that missed
 a push is not sent the next one; it is asked for its snapshot instead (a `RESYNC` message
@@ -29,6 +30,8 @@ import time
 
 from autobahn.websocket.protocol import WebSocketProtocol
 from twisted.internet import tcp
+
+from .frames import frame
 
 log = logging.getLogger("dashboard.live.hub")
 
@@ -58,20 +61,47 @@ def require(obj, *names: str):
     return obj
 
 
+class Frames:
+    """One push's bytes: framed once, and compressed once for each window size in use (a
+    browser leaves the server's at 15 bits; a client may ask for less)."""
+
+    __slots__ = ("payload", "framed")
+
+    def __init__(self, payload: bytes):
+        self.payload = payload
+        self.framed: dict[int | None, bytes] = {}  # window bits (None: not compressed) -> frame
+
+    def of(self, window_bits: int | None) -> bytes:
+        data = self.framed.get(window_bits)
+        if data is None:
+            data = self.framed[window_bits] = frame(self.payload, window_bits)
+        return data
+
+
 class Socket:
     """One open websocket as the hub sees it."""
 
-    __slots__ = ("protocol", "transport", "direct", "groups", "held", "behind_since")
+    __slots__ = (
+        "protocol",
+        "transport",
+        "direct",
+        "window_bits",
+        "groups",
+        "held",
+        "behind_since",
+    )
 
     def __init__(self, protocol):
         require(protocol, "application_queue", "transport", "send_queue", "_perMessageCompress")
         self.protocol = protocol
         self.transport = protocol.transport
+        deflate = protocol._perMessageCompress  # permessage-deflate, if negotiated
+        self.window_bits = (
+            require(deflate, "server_max_window_bits").server_max_window_bits if deflate else None
+        )
         # Twisted's plain TCP transport, whose buffers can be read and bypassed when empty
-        self.direct = (
-            isinstance(self.transport, tcp.Connection)
-            and not require(self.transport, "TLS").TLS
-            and protocol._perMessageCompress is None
+        self.direct = isinstance(self.transport, tcp.Connection) and not (
+            require(self.transport, "TLS").TLS
         )
         if self.direct:
             require(self.transport, "_tempDataLen", "disconnecting")
@@ -90,12 +120,12 @@ class Socket:
         t = self.transport
         return len(t.dataBuffer) - t.offset + t._tempDataLen
 
-    def send(self, prepared, data: bytes, cap: int) -> bool:
-        """Write a prepared frame; False, writing nothing, when over `cap` is buffered."""
+    def send(self, frames: Frames, cap: int) -> bool:
+        """Write a push's frame; False, writing nothing, when over `cap` is buffered."""
         protocol = self.protocol
         if not self.direct or protocol.send_queue:
             if protocol.state == OPEN:
-                protocol.sendPreparedMessage(prepared)  # autobahn's path, in its order
+                protocol.sendMessage(frames.payload)  # autobahn's path, in its order
             return True
         t = self.transport
         buffered = len(t.dataBuffer) - t.offset + t._tempDataLen
@@ -103,6 +133,7 @@ class Socket:
             return False
         if protocol.state != OPEN:
             return True  # closing: it takes nothing more
+        data = frames.of(self.window_bits)
         if not buffered and not t.disconnecting:
             sent = t.writeSomeData(data)
             if sent == len(data):
@@ -114,8 +145,7 @@ class Socket:
 
 
 class Hub:
-    def __init__(self, prepare, *, cap: int, close_after_s: float):
-        self.prepare = prepare  # the server's ws_factory.prepareMessage
+    def __init__(self, *, cap: int, close_after_s: float):
         self.cap, self.close_after_s = cap, close_after_s
         self.sockets: dict = {}  # protocol -> Socket
         self.groups: dict[str, dict[Socket, int | None]] = {}  # group -> socket -> version
@@ -164,8 +194,7 @@ class Hub:
         members = self.groups.get(group)
         if not members:
             return
-        prepared = self.prepare(text.encode()) if text else None
-        data = prepared.payloadHybi if text else b""
+        frames = Frames(text.encode()) if text else None
         cap = self.cap
         for sock, have in list(members.items()):
             if sock.held:
@@ -179,7 +208,7 @@ class Hub:
             try:
                 if not text:
                     members[sock] = version
-                elif not sock.send(prepared, data, cap):
+                elif not sock.send(frames, cap):
                     self.fell_behind(sock)
                 elif version is not None:
                     members[sock] = version

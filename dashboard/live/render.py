@@ -5,7 +5,7 @@ it out of band wherever it stands; rows the page has not seen yet name their lis
 `data-into`. Django's autoescaping applies to every value.
 """
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.template.loader import get_template
 from django.utils.html import format_html
@@ -43,7 +43,11 @@ def ascii_html(html: str) -> str:
 
 
 def iso(when: datetime | None) -> str:
-    return when.isoformat() if when else ""
+    """UTC to the millisecond, as browsers' `Date.parse` reads it: a third shorter than
+    `isoformat`'s microseconds and offset, in every tile pushed to every browser."""
+    if not when:
+        return ""
+    return when.astimezone(UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 def duration(seconds) -> str:
@@ -81,7 +85,6 @@ class Renderer:
                     "label": label,
                     "since": iso(agent.since),
                     "limit": agent.status if agent.status in LIMITED_STATES else "",
-                    "order": agent.name.lower(),
                     "seq": stamp[0] if stamp else "",
                     "emitted": stamp[1] if stamp else "",
                     "call": call

@@ -7,6 +7,11 @@ codes. `manage.py serve` runs it; production workers run it through `dashboard.l
   `dashboard.fanout.join` / `.leave` messages on their ASGI `send`, after what they have
   sent already, so no push overtakes a snapshot. Without the extension (other servers,
   Channels' test communicator) the consumers use the process relay alone (fanout.py).
+- **Compression.** A client's permessage-deflate offer (every browser makes one) is accepted
+  with no context kept between messages (frames.py), so the fan-out compresses a push once
+  for all its sockets, and Daphne's own sends are compressed the same way, each on its own
+  (autobahn would keep a 256 KiB compressor per socket between them). What a client sends
+  is inflated to at most `REQUEST_BODY_MAX_BYTES`; a message over it fails the socket (1009).
 - **Request bodies.** Twisted reads a whole body before Daphne hands the request on, and
   Daphne then queues all of it at once: a 200 MiB POST grew the process by 200 MiB before
   Django's 413. Here a body declared larger than `REQUEST_BODY_MAX_BYTES` is refused with
@@ -26,12 +31,15 @@ from daphne.server import Server  # installs the asyncio Twisted reactor: import
 
 import logging
 
-from autobahn.websocket.protocol import PreparedMessage, WebSocketFactory, WebSocketProtocol
+from autobahn.websocket.compress_deflate import PerMessageDeflateOffer, PerMessageDeflateOfferAccept
+from autobahn.websocket.protocol import WebSocketProtocol
 from daphne.http_protocol import HTTPFactory, WebRequest
+from daphne.ws_protocol import WebSocketProtocol as DaphneWebSocketProtocol
 from django.conf import settings
 from twisted.internet import abstract, reactor, task, tcp
 from twisted.web import http
 
+from .frames import frame
 from .hub import EXTENSION, JOIN, LEAVE, Hub
 
 log = logging.getLogger("dashboard.live.server")
@@ -49,11 +57,10 @@ INTERNALS = [  # (the class that defines it, attribute); what only instances hav
     (http.Request, "handleContentChunk"),
     (http.Request, "requestReceived"),
     (http.HTTPChannel, "loseConnection"),
-    (WebSocketFactory, "prepareMessage"),
-    (WebSocketProtocol, "sendPreparedMessage"),
+    (WebSocketProtocol, "sendMessage"),
+    (WebSocketProtocol, "sendData"),
     (WebSocketProtocol, "sendCloseFrame"),
     (WebSocketProtocol, "STATE_OPEN"),
-    (PreparedMessage, "__init__"),
     (abstract.FileDescriptor, "dataBuffer"),
     (abstract.FileDescriptor, "offset"),
     (abstract.FileDescriptor, "write"),
@@ -72,6 +79,7 @@ def check_internals():
                 f"{owner.__module__}.{owner.__qualname__}.{name} is gone: the dashboard's "
                 "server relies on it; run the versions pyproject.toml allows"
             )
+    accept_deflate([PerMessageDeflateOffer()])  # its options are autobahn's to change
 
 
 class BoundedRequest(WebRequest):
@@ -141,12 +149,33 @@ class BoundedHTTPFactory(HTTPFactory):
         return protocol
 
 
+class CompressingWebSocket(DaphneWebSocketProtocol):
+    """Daphne's websocket, whose messages, where permessage-deflate was negotiated, are
+    compressed each on its own like the fan-out's (frames.py)."""
+
+    def sendMessage(self, payload, isBinary=False, fragmentSize=None, sync=False, **kwargs):
+        deflate = self._perMessageCompress
+        if deflate is None or fragmentSize or sync or kwargs or self.state != self.STATE_OPEN:
+            return super().sendMessage(payload, isBinary, fragmentSize, sync, **kwargs)
+        self.sendData(frame(payload, deflate.server_max_window_bits, isBinary))
+
+
+def accept_deflate(offers):
+    """permessage-deflate, with no context kept between the server's messages (the offer's
+    window sizes stand); what the client sends inflated to a bounded size."""
+    for offer in offers:
+        if isinstance(offer, PerMessageDeflateOffer):
+            return PerMessageDeflateOfferAccept(
+                offer, no_context_takeover=True, max_message_size=BoundedRequest.max_body
+            )
+    return None
+
+
 class FanoutServer(Server):
     def __init__(self, application, **kwargs):
         super().__init__(application, **kwargs)
         check_internals()
         self.hub = Hub(
-            self.prepare,
             cap=settings.FANOUT_BUFFER_CAP_BYTES,
             close_after_s=settings.FANOUT_BEHIND_CLOSE_S,
         )
@@ -161,6 +190,17 @@ class FanoutServer(Server):
     def http_factory(self, factory):
         """Daphne's `run` builds its HTTPFactory here; ours bounds request bodies."""
         self._http_factory = BoundedHTTPFactory(self)
+
+    @property
+    def ws_factory(self):
+        return self._ws_factory
+
+    @ws_factory.setter
+    def ws_factory(self, factory):
+        """Daphne's `run` builds its websocket factory here; ours compresses."""
+        factory.protocol = CompressingWebSocket
+        factory.setProtocolOptions(perMessageCompressionAccept=accept_deflate)
+        self._ws_factory = factory
 
     def run(self):
         reactor.callLater(1, self.check_behind)
@@ -178,9 +218,6 @@ class FanoutServer(Server):
         except Exception:
             log.exception("checking the sockets that fell behind failed")
         reactor.callLater(1, self.check_behind)
-
-    def prepare(self, payload: bytes):
-        return self.ws_factory.prepareMessage(payload)
 
     def create_application(self, protocol, scope):
         if scope["type"] == "websocket":

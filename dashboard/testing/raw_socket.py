@@ -1,17 +1,23 @@
 """A websocket client on a plain blocking socket: it reads only when asked to, so a test can
-be the browser that stops reading. Server frames are unmasked (RFC 6455 5.1)."""
+be the browser that stops reading. Server frames are unmasked (RFC 6455 5.1). Given an
+offer of permessage-deflate, it inflates what the server compressed with one decompressor
+for the socket's life, as a browser does (RFC 7692)."""
 
 import base64
 import os
+import re
 import socket
 import struct
+import zlib
 from urllib.parse import urlsplit
 
 TEXT, CLOSE = 1, 8
 
 
 class RawSocket:
-    def __init__(self, base_url: str, path: str, headers=(), rcvbuf: int = 0, timeout=10.0):
+    def __init__(
+        self, base_url: str, path: str, headers=(), rcvbuf: int = 0, timeout=10.0, deflate=""
+    ):
         url = urlsplit(base_url)
         self.sock = socket.socket()
         if rcvbuf:  # before connecting, so that the window the server sees is small too
@@ -28,6 +34,7 @@ class RawSocket:
             "Sec-WebSocket-Version: 13",
             f"Origin: {base_url}",
             *headers,
+            *([f"Sec-WebSocket-Extensions: {deflate}"] if deflate else []),
         ]
         self.sock.sendall(("\r\n".join(request) + "\r\n\r\n").encode())
         self.buf = b""
@@ -35,6 +42,12 @@ class RawSocket:
             self._read()
         head, self.buf = self.buf.split(b"\r\n\r\n", 1)
         assert head.startswith(b"HTTP/1.1 101"), head
+        found = re.search(rb"(?im)^Sec-WebSocket-Extensions: *(.*?)\r?$", head)
+        self.extensions = found[1].decode() if found else ""
+        bits = re.search(r"server_max_window_bits=(\d+)", self.extensions)
+        self.inflate = zlib.decompressobj(-int(bits[1]) if bits else -15)
+        self.compressed = 0  # frames the server sent compressed
+        self.wire = 0  # bytes of the frames read, as sent
 
     def _read(self):
         chunk = self.sock.recv(1 << 20)
@@ -58,6 +71,10 @@ class RawSocket:
             length, start = struct.unpack("!Q", self.buf[2:10])[0], 10
         self._need(start + length)
         opcode, payload = self.buf[0] & 0x0F, self.buf[start : start + length]
+        self.wire += start + length
+        if self.buf[0] & 0x40:  # RSV1: compressed (RFC 7692 7.2.2)
+            self.compressed += 1
+            payload = self.inflate.decompress(payload + b"\x00\x00\xff\xff")
         self.buf = self.buf[start + length :]
         return opcode, payload
 
@@ -69,6 +86,19 @@ class RawSocket:
                 return payload.decode()
             if opcode == CLOSE:
                 raise ConnectionError(f"closed with {struct.unpack('!H', payload[:2])[0]}")
+
+    def send(self, payload: bytes, compressed=False):
+        """One masked text frame, deflated (RSV1) if `compressed`."""
+        first = 0x81
+        if compressed:
+            deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+            payload = (deflate.compress(payload) + deflate.flush(zlib.Z_SYNC_FLUSH))[:-4]
+            first |= 0x40
+        mask = os.urandom(4)
+        n = len(payload)
+        length = struct.pack("!B", 0x80 | n) if n < 126 else struct.pack("!BH", 0xFE, n)
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        self.sock.sendall(struct.pack("!B", first) + length + mask + masked)
 
     def close(self):
         self.sock.close()

@@ -230,7 +230,7 @@
 
   /* ---- Sort order: CSS order, recomputed on the tick only when a key changed ---- */
   function sortKey(tile) {
-    const name = tile.dataset.order || tile.dataset.name || "";
+    const name = (tile.dataset.name || "").toLowerCase();
     if (filter.sort === "time") return Number.isNaN(tile.sinceMs) ? 0 : tile.sinceMs; // longest first
     if (filter.sort === "state") {
       return `${String(STATE_ORDER.indexOf(tile.dataset.state) + 1).padStart(2, "0")}${name}`;

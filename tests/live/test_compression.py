@@ -1,0 +1,104 @@
+"""permessage-deflate over real sockets against `manage.py serve` with the simulator in load
+mode: a browser's offer is accepted, every frame it is sent (the snapshot on Daphne's path,
+the pushes on the fan-out's) is compressed on its own and reads the same as an uncompressed
+socket's, a client's smaller window is kept to, and a message that inflates past the limit
+fails its socket, not the server."""
+
+import contextlib
+import threading
+import time
+import zlib
+
+import pytest
+
+from dashboard.testing.processes import wait_until
+from dashboard.testing.raw_socket import CLOSE, RawSocket
+from dashboard.testing.servers import start_dashboard
+from dashboard.testing.simulator import start_simulator
+
+WHOLE_VIEW = '<div id="agents" class="agents">'
+CHROMIUM_OFFER = "permessage-deflate; client_max_window_bits"
+SMALL_WINDOW = "permessage-deflate; client_max_window_bits; server_max_window_bits=10"
+
+
+class Reading(threading.Thread):
+    def __init__(self, ws: RawSocket):
+        super().__init__(daemon=True)
+        self.ws, self.texts, self.running = ws, [], True
+        self.start()
+
+    def run(self):
+        with contextlib.suppress(OSError):
+            while self.running:
+                self.texts.append(self.ws.text())
+
+    def stop(self) -> list[str]:
+        self.running = False
+        self.join(5)
+        return self.texts
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    sim = start_simulator("--agents", 500, "--events-per-second", 100, "--seed", 3)
+    server = start_dashboard(sim, tmp_path_factory.mktemp("deflate"))
+    server.add_user("sup", "supervisor")
+    http = server.signed_in_client("sup")
+    cookie = "; ".join(f"{k}={v}" for k, v in http.cookies.items())
+    http.close()
+
+    def socket(**kwargs) -> RawSocket:
+        return RawSocket(server.url, "/ws/live/", [f"Cookie: {cookie}"], **kwargs)
+
+    try:
+        yield server, socket
+        assert "Traceback" not in server.log()
+    finally:
+        server.stop()
+        sim.stop()
+
+
+def test_compressed_sockets_read_the_same_frames_as_a_plain_one_in_a_tenth_of_the_bytes(live):
+    server, socket = live
+    sockets = [socket(deflate=CHROMIUM_OFFER), socket(deflate=SMALL_WINDOW), socket()]
+    assert sockets[0].extensions.startswith("permessage-deflate")
+    assert "server_max_window_bits=10" in sockets[1].extensions
+    assert sockets[2].extensions == ""
+    for ws in sockets:
+        assert WHOLE_VIEW in ws.text()  # the snapshot, through Daphne's own send
+    assert [ws.compressed for ws in sockets] == [1, 1, 0]
+    readers = [Reading(ws) for ws in sockets]
+    # The plain one connected last: from its fourth frame on, the others had the same
+    wait_until(lambda: len(readers[-1].texts) >= 20, 30, "20 frames on the plain socket")
+    got = [reader.stop() for reader in readers]
+    plain = got[-1][3:18]
+    for texts in got[:-1]:
+        assert plain[0] in texts, "a compressed socket missed a frame the plain one was sent"
+        start = texts.index(plain[0])
+        assert texts[start : start + 15] == plain
+    for ws, texts in zip(sockets[:2], got, strict=False):
+        assert ws.compressed == len(texts) + 1  # every frame, the snapshot's too
+        # with a 15-bit window the small-window socket's decompressor would have failed
+    assert sockets[0].wire * 5 < sockets[2].wire
+    for ws in sockets:
+        ws.close()
+
+
+def test_a_message_that_inflates_past_the_limit_fails_its_socket_only(live):
+    server, socket = live
+    ws = socket(deflate=CHROMIUM_OFFER)
+    assert WHOLE_VIEW in ws.text()
+    bomb = b"x" * (2 * 1024 * 1024)  # over REQUEST_BODY_MAX_BYTES (1 MiB), ~2 KB deflated
+    assert len(zlib.compress(bomb)) < 10_000
+    ws.send(bomb, compressed=True)
+    closed, deadline = None, time.monotonic() + 15
+    with contextlib.suppress(ConnectionError):  # the reset that may follow the close
+        while closed is None:
+            assert time.monotonic() < deadline, "the socket is still open"
+            opcode, payload = ws.frame()
+            if opcode == CLOSE:
+                closed = int.from_bytes(payload[:2], "big")
+    assert closed in (None, 1009)  # 1009: message too big
+    fresh = socket(deflate=CHROMIUM_OFFER)
+    assert WHOLE_VIEW in fresh.text()  # the server serves on
+    fresh.close()
