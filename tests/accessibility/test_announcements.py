@@ -21,6 +21,9 @@ RECORD = """() => {
 }"""
 LIVE_REGIONS = """() => [...document.querySelectorAll('[aria-live], [role=status], [role=alert],'
   + ' [role=log]')].filter((e) => !e.hidden).map((e) => e.id || e.className)"""
+# What was said about the connection: the simulator's own critical coaching alerts may come
+# at any moment on the shared floor, and are (rightly) said too.
+SAID = "window.said.filter((s) => !s.includes('critical coaching alert'))"
 
 
 def test_the_live_view_announces_the_connection_not_every_change(floor):
@@ -43,16 +46,17 @@ def test_the_live_view_announces_the_connection_not_every_change(floor):
             floor.sim.control("agent-status", agent_id=agent, status=status)
             page.wait_for_selector(f"#agent-{agent}[data-state={status}]", timeout=5000)
         page.wait_for_timeout(1500)
-        assert page.evaluate("window.said") == []  # tiles, timers and figures: silent
+        assert page.evaluate(f"() => {SAID}") == []  # tiles, timers and figures: silent
 
         floor.sim.control("refuse-sockets", seconds=4)
         floor.sim.control("drop-sockets")
-        page.wait_for_selector("#conn[data-state=upstream]", timeout=5000)
-        page.wait_for_function("() => window.said.length >= 1", timeout=3000)
+        # the indicator follows on the page's one-second tick: late on a loaded machine
+        page.wait_for_selector("#conn[data-state=upstream]", timeout=10_000)
+        page.wait_for_function(f"() => {SAID}.length >= 1", timeout=3000)
         screenshot(page, "announce-1-upstream-dropped")
         page.wait_for_selector("#conn[data-state=live]", timeout=20_000)
-        page.wait_for_function("() => window.said.length >= 2", timeout=3000)
-        said = page.evaluate("window.said")
+        page.wait_for_function(f"() => {SAID}.length >= 2", timeout=3000)
+        said = page.evaluate(f"() => {SAID}")
         assert said[0].startswith("The service is disconnected"), said
         assert said[-1] == "Live again: the data is up to date.", said
         assert len(said) <= 3, said  # once per change of state, not once a second
@@ -111,9 +115,11 @@ def test_a_new_critical_alert_is_announced_on_the_live_view_and_the_coaching_pag
         alerts_page.evaluate(RECORD)
 
         post_critical_alert(floor, "a11y-critical-1")
-        alerts_page.wait_for_function("() => window.said.length >= 1", timeout=10_000)
-        said = alerts_page.evaluate("window.said")
-        assert said[0].startswith("New critical coaching alert: Long hold"), said
+        # the simulator's own critical alerts may be said too, even first
+        alerts_page.wait_for_function(
+            "() => window.said.some((s) => s.startsWith('New critical coaching alert: Long hold'))",
+            timeout=10_000,
+        )
         floor_page.wait_for_function("() => window.said.length >= 1", timeout=10_000)
         said = floor_page.evaluate("window.said")
         assert re.fullmatch(r"\d+ open critical coaching alerts?\.", said[0]), said

@@ -68,7 +68,11 @@ def test_a_paused_agent_fires_after_its_hold_escalates_and_clears_with_signed_po
     escalated = wait_for_post(receiver, PAUSED, "escalated", subject=agent["name"])
     assert escalated.payload["level"] == "alarm" and escalated.payload["limit"] == 4
     assert escalated.payload["id"] == raised.payload["id"]  # one alert per rule and subject
-    assert escalated.payload["text"].startswith(f"Alarm: {agent['name']} has been paused for 0:0")
+    paused_for = re.match(
+        rf"Alarm: {re.escape(agent['name'])} has been paused for 0:(\d\d) \(limit 0:04\)",
+        escalated.payload["text"],
+    )
+    assert paused_for and int(paused_for[1]) >= 4  # a loaded machine may evaluate it late
 
     sim.control("agent-status", agent_id=agent["agentId"], status="available")
     cleared = wait_for_post(receiver, PAUSED, "cleared", subject=agent["name"])

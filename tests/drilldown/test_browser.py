@@ -114,7 +114,7 @@ def test_pages_say_what_a_slow_service_kept_from_them(served, page):
     agent = sim.agents()[6]
     call_url = completed_call(sim, server, agent["agentId"])
     client = server.signed_in_client("bob")
-    sim.control("rest-delay", seconds=3, for_s=20)
+    sim.control("rest-delay", seconds=3, for_s=60)  # past what a loaded machine takes here
     try:
         slow = client.get(call_url)
         assert slow.status_code == 200 and "Could not fetch" in slow.text

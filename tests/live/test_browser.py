@@ -24,7 +24,8 @@ def test_it_shows_a_state_change_within_two_seconds(floor, page):
     page.on("console", lambda m: "Content Security Policy" in m.text and refused.append(m.text))
     sign_in(page, server, server.add_user("sam", "supervisor"))
     page.wait_for_selector("#agents .agent >> nth=39")
-    assert page.locator("#conn").get_attribute("data-state") == "live"
+    # the tiles come with the page; "live" once its socket has opened, which may be later
+    page.wait_for_selector("#conn[data-state=live]")
     screenshot(page, "live-1-signed-in")
 
     agent = sim.agents()[5]
@@ -65,7 +66,8 @@ def test_it_says_upstream_disconnected_when_the_service_drops_and_recovers(floor
     page.wait_for_selector("#conn[data-state=live]")
     sim.control("refuse-sockets", seconds=4)
     sim.control("drop-sockets")
-    page.wait_for_selector("#conn[data-state=upstream]", timeout=3000)
+    # the indicator follows on the page's one-second tick: late on a loaded machine
+    page.wait_for_selector("#conn[data-state=upstream]", timeout=10_000)
     assert "Upstream disconnected" in page.inner_text("#conn")
     screenshot(page, "live-4-upstream-disconnected")
     page.wait_for_selector("#conn[data-state=live]", timeout=20000)
@@ -120,8 +122,9 @@ def test_a_tile_past_its_limits_turns_amber_then_red_and_the_header_counts_it(fl
     page.wait_for_selector("#agents .agent >> nth=39")
     sim.control("agent-status", agent_id=agent_id, status="paused")
     tile = f"#agent-{agent_id}"
-    page.wait_for_selector(f"{tile}[data-level=warn]", timeout=4000)
-    page.wait_for_selector(f"{tile}[data-level=alarm]", timeout=5000)
+    # levels are set on the page's one-second tick: generous, under load
+    page.wait_for_selector(f"{tile}[data-level=warn]", timeout=10_000)
+    page.wait_for_selector(f"{tile}[data-level=alarm]", timeout=10_000)
     assert int(page.get_attribute("#breaches", "data-count")) >= 1
     assert "over limit" in page.inner_text("#breaches")
     screenshot(page, "live-6-paused-too-long")

@@ -79,9 +79,11 @@ async def test_it_coalesces_a_burst_into_one_push_with_the_newest_state(feed, bo
     burst = await ws.receive_from(timeout=2)
     assert burst.count('id="agent-a1"') == 1 and 'data-state="paused"' in burst
     assert 'id="agent-a2"' in burst
-    # The KPI strip, rendered at most every KPI_EVERY_S, follows on its own: no tile again
-    kpis = await ws.receive_from(timeout=2)
-    assert 'id="kpis"' in kpis and 'id="agent-' not in kpis
+    # The KPI strip, rendered at most every KPI_EVERY_S, follows on its own: no tile again.
+    # (It comes with the burst when the last strip is that old: a slow connect, say.)
+    if 'id="kpis"' not in burst:
+        kpis = await ws.receive_from(timeout=2)
+        assert 'id="kpis"' in kpis and 'id="agent-' not in kpis
     assert await ws.receive_nothing(timeout=0.3)
     await ws.disconnect()
 

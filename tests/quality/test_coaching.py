@@ -128,6 +128,7 @@ async def test_the_open_counts_follow_a_resolve_on_every_open_page(alice, client
     assert counts_text(page.content.decode()) == "1 critical · 1 warning open"
     ws = await socket_for(alice, "/ws/coaching/")
     assert (await ws.connect())[0]
+    await following(COACHING)  # the socket joins after its snapshot
     await sync_to_async(client.post)(f"/coaching/{alert.pk}/resolve/", {"note": "talked"})
     pushed = await ws.receive_from(timeout=2)
     while 'id="alert-counts"' not in pushed:  # the status line, then the resolved row

@@ -17,13 +17,14 @@ from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 
 from dashboard.live.feed import STATUS_KEY
+from dashboard.live.groups import ALERTS
 from dashboard.quality import processing
 from dashboard.quality.models import Delivery
 from dashboard.testing.live_view import LiveSocket
 from dashboard.testing.routes import pages, sockets
 from dashboard.testing.servers import USER_PASSWORD, start_dashboard
 from dashboard.testing.simulator import start_simulator
-from dashboard.testing.sockets import communicator, session_cookie_for
+from dashboard.testing.sockets import communicator, following, session_cookie_for
 from dashboard.upstream.webhooks import signature
 
 SECRET = "e2e-webhook-secret"
@@ -164,6 +165,7 @@ browser_says = st.lists(
 async def test_a_socket_answers_nothing_a_browser_says_and_keeps_working(path, alice, messages):
     ws = communicator(await sync_to_async(session_cookie_for)(alice), path=path)
     assert (await ws.connect())[0]
+    await following(ALERTS)  # every socket joins it last, after what a page gets on connect
     while not await ws.receive_nothing(timeout=0.1):
         await ws.receive_from()  # what a page gets on connect
     for message in messages:

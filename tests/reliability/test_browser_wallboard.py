@@ -31,7 +31,8 @@ def test_a_manager_opens_a_wallboard_link_and_revokes_it(dashboard_server, page,
         row.get_by_role("button", name="Revoke").click()
         page.wait_for_load_state()
         assert "Revoked" in page.locator("tr", has_text="Sales floor TV").inner_text()
-        tv.wait_for_selector('#wallboard-closed[data-reason="revoked"]', timeout=5_000)
+        # The socket closes within 5 s (tests/wallboard/test_socket.py); generous here, under load.
+        tv.wait_for_selector('#wallboard-closed[data-reason="revoked"]', timeout=10_000)
         assert "revoked" in tv.locator("#wallboard-closed").inner_text()
         screenshot(tv, "wallboard-3-revoked")
     finally:

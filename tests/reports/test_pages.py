@@ -8,7 +8,7 @@ from asgiref.sync import async_to_sync, sync_to_async
 
 from dashboard.reports import publish
 from dashboard.shared import summaries
-from dashboard.testing.sockets import closed_with, socket_for
+from dashboard.testing.sockets import closed_with, following, socket_for
 from dashboard.upstream import contract as c
 
 NOW = datetime.now(UTC)
@@ -76,6 +76,8 @@ async def test_it_pushes_the_list_and_each_campaign_page_once_per_refresh(bob):
     one = await socket_for(bob, "/ws/campaigns/k1/")
     for ws in (listing, one):
         assert (await ws.connect())[0]
+    for group in (publish.CAMPAIGNS, publish.campaign_group("k1")):
+        await following(group)  # the sockets join after their snapshot
     await sync_to_async(publish.campaigns_changed)()
     got_list = await listing.receive_from(timeout=5)
     while 'id="campaigns-body"' not in got_list:  # the status fragment may come first
@@ -128,10 +130,11 @@ async def test_it_extends_the_qa_trend_on_the_qa_pages_push(bob):
     from django.utils import timezone
 
     from dashboard.quality.models import Scorecard
-    from dashboard.quality.publish import publish_qa
+    from dashboard.quality.publish import QA, publish_qa
 
     ws = await socket_for(bob, "/ws/qa/")
     assert (await ws.connect())[0]
+    await following(QA)  # the socket joins after its snapshot
     await Scorecard.objects.acreate(
         scorecard_id="s1", score=15, max_score=20, passed=True, scored_at=timezone.now()
     )

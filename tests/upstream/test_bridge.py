@@ -36,8 +36,12 @@ class Running:
 
     async def matches_truth(self):
         self.sim.control("pause")
-        await asyncio.sleep(0.5)  # let the last events arrive
-        assert seen(self.sink) == truth(self.sim)
+        expected = truth(self.sim)  # the floor stands still now
+        await await_until(  # the last events may still be on their way: not a fixed 0.5 s
+            lambda: seen(self.sink) == expected,
+            10,
+            lambda: f"the bridge's state {seen(self.sink)} to be the truth {expected}",
+        )
         self.sim.control("resume")
 
 

@@ -12,7 +12,7 @@ from django.test import Client
 from config.asgi import application
 from dashboard.testing.feeds import running_feed
 from dashboard.testing.links import make_link, tampered
-from dashboard.testing.sockets import socket_for
+from dashboard.testing.sockets import following, socket_for
 from dashboard.upstream import contract as c
 from dashboard.wallboard.build import build_id
 
@@ -49,7 +49,9 @@ async def open_board(link):
     assert connected
     build = await ws.receive_from(timeout=2)
     assert f'data-build="{build_id()}"' in build
-    return ws, await ws.receive_from(timeout=2)
+    view = await ws.receive_from(timeout=2)
+    await following(link.group)  # it joins after the snapshot and a read of the banner
+    return ws, view
 
 
 async def closed_with(ws, reason):
@@ -81,8 +83,10 @@ async def test_it_never_sends_a_wallboard_call_rows(feed):
 
 
 async def received(ws) -> list[str]:
-    """Every frame until the socket has been quiet for half a second (five ticks)."""
-    frames = []
+    """The next frame, then every one until the socket has been quiet for half a second
+    (five ticks). The first is waited for longer: a loaded machine may take that long to
+    push it."""
+    frames = [await ws.receive_from(timeout=5)]
     while not await ws.receive_nothing(timeout=0.5):
         frames.append(await ws.receive_from(timeout=1))
     return frames
