@@ -2,7 +2,7 @@
 
 `--mode dashboard` opens /ws/live/ with the session cookie of a browser signed in
 through the real form (bench/run.py signs in), an Origin header and an offer of
-permessage-deflate, as a browser does,
+permessage-deflate, as a browser does (bench/wsclient.py),
 and reads the agent fragments' `data-seq` and `data-emitted`; `--mode reference` reads
 the ideal reference's JSON frames (bench/reference.py). Each client keeps the newest seq
 it was shown per agent; latency is taken once per newly shown (agent, seq), from the
@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from datetime import datetime
 
-from aiohttp import ClientSession, TCPConnector, WSMsgType
+from .wsclient import connect, inflate
 
 AGENT = re.compile(
     r'<div id="agent-([^"]+)" class="agent"[^>]*? data-seq="(\d+)" data-emitted="(\d+)"'
@@ -33,16 +33,18 @@ CONNECT_ATTEMPTS = 6
 
 
 class Parser:
-    """Every client of a process gets the same pushes: parse each distinct text once."""
+    """Every client of a process gets the same pushes: inflate and parse each distinct
+    message once."""
 
     def __init__(self, mode: str):
         self.parse_one = self.fragments if mode == "dashboard" else self.agents
-        self.cache: dict[str, list] = {}
+        self.cache: dict[tuple[bytes, bool], list] = {}
 
-    def __call__(self, text: str) -> list[tuple[str, int, float]]:
-        found = self.cache.get(text)
+    def __call__(self, payload: bytes, compressed: bool) -> list[tuple[str, int, float]]:
+        found = self.cache.get((payload, compressed))
         if found is None:
-            found = self.cache[text] = self.parse_one(text)
+            text = (inflate(payload) if compressed else payload).decode()
+            found = self.cache[payload, compressed] = self.parse_one(text)
             if len(self.cache) > 256:
                 self.cache.pop(next(iter(self.cache)))
         return found
@@ -92,16 +94,18 @@ class Measure:
                     self.shown[n] += 1
 
 
-async def client(http, url: str, headers: dict, origin: str, parse: Parser, m: Measure, ready):
+async def client(url: str, headers: dict, parse: Parser, m: Measure, ready):
     """One browser. A failed handshake is retried with jittered backoff, as htmx's websocket
     extension does after 1006; once connected, an end is recorded and not retried, so any
     event it costs is counted lost."""
     n = m.client()
+
+    def receive(payload: bytes, compressed: bool):
+        m.receive(n, parse(payload, compressed), time.time())
+
     for attempt in range(CONNECT_ATTEMPTS):
         try:
-            ws = await http.ws_connect(  # offering permessage-deflate, as browsers do
-                url, headers=headers, origin=origin, max_msg_size=0, compress=15
-            )
+            ws = await connect(url, headers, receive)
             break
         except Exception as e:
             if attempt == CONNECT_ATTEMPTS - 1:
@@ -110,13 +114,8 @@ async def client(http, url: str, headers: dict, origin: str, parse: Parser, m: M
                 return
             await asyncio.sleep(random.uniform(0, 2**attempt))
     ready(True)
-    try:
-        async for message in ws:
-            if message.type is WSMsgType.TEXT:
-                m.receive(n, parse(message.data), time.time())
-        m.errors.append(f"client {n}: closed by the server ({ws.close_code})")
-    except Exception as e:  # one client's end is a figure, not a crash of the others
-        m.errors.append(f"client {n}: {type(e).__name__}: {e}")
+    code = await ws.closed
+    m.errors.append(f"client {n}: closed by the server ({code})")
 
 
 async def loop_lag(m: Measure):
@@ -127,14 +126,9 @@ async def loop_lag(m: Measure):
 
 
 async def main(a):
-    async with ClientSession(connector=TCPConnector(limit=0)) as http:
-        await run(a, http)
-
-
-async def run(a, http):
     m, parse = Measure(), Parser(a.mode)
     ws_url = a.url.replace("http", "ws", 1)
-    headers = {"Cookie": a.cookie} if a.cookie else {}
+    headers = {"Origin": a.url, **({"Cookie": a.cookie} if a.cookie else {})}
     if a.mode == "dashboard":
         ws_url += "/ws/live/"
     lagging = asyncio.create_task(loop_lag(m))
@@ -148,7 +142,7 @@ async def run(a, http):
 
     tasks = []
     for _ in range(a.count):  # ramp up, so connecting is not a thundering herd
-        tasks.append(asyncio.create_task(client(http, ws_url, headers, a.url, parse, m, ready)))
+        tasks.append(asyncio.create_task(client(ws_url, headers, parse, m, ready)))
         await asyncio.sleep(a.ramp)
     await connected.wait()
     print(f"connected {sum(answers)}", flush=True)
