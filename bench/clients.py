@@ -114,8 +114,7 @@ async def client(url: str, headers: dict, parse: Parser, m: Measure, ready):
                 return
             await asyncio.sleep(random.uniform(0, 2**attempt))
     ready(True)
-    code = await ws.closed
-    m.errors.append(f"client {n}: closed by the server ({code})")
+    m.errors.append(f"client {n}: ended ({await ws.closed})")
 
 
 async def loop_lag(m: Measure):

@@ -34,7 +34,7 @@ class Refused(Exception):
 
 class Socket(asyncio.Protocol):
     """One websocket: `on_message(payload, compressed)` for each text message, as it
-    arrives; `closed` resolves to the close code (None: the connection was lost)."""
+    arrives; `closed` resolves to why it ended: the close code, or what went wrong."""
 
     def __init__(self, on_message):
         self.on_message = on_message
@@ -42,7 +42,7 @@ class Socket(asyncio.Protocol):
         self.opened, self.closed = loop.create_future(), loop.create_future()
         self.buf = bytearray()
         self.parts: list[bytes] = []  # a fragmented message's frames so far
-        self.compressed = False
+        self.opcode, self.compressed = TEXT, False  # the message's, from its first frame
         self.transport = None
 
     def connection_made(self, transport):
@@ -70,7 +70,11 @@ class Socket(asyncio.Protocol):
                 self.transport.close()
                 return
             self.opened.set_result(None)
-        self.frames()
+        try:
+            self.frames()
+        except Exception as e:  # a message that could not be read ends this client, named
+            self.finish(f"{type(e).__name__}: {e}")
+            self.transport.close()
 
     def frames(self):
         buf = self.buf
@@ -90,18 +94,19 @@ class Socket(asyncio.Protocol):
             del buf[: start + length]
             opcode = first & 0x0F
             if opcode in (TEXT, BINARY):
-                self.compressed = bool(first & 0x40)
+                self.opcode, self.compressed = opcode, bool(first & 0x40)
             if opcode in (TEXT, BINARY, 0):
                 self.parts.append(payload)
                 if first & 0x80:  # the message's last frame
                     message = b"".join(self.parts) if len(self.parts) > 1 else payload
                     self.parts = []
-                    if opcode != BINARY:
+                    if self.opcode == TEXT:
                         self.on_message(message, self.compressed)
             elif opcode == PING:
                 self.send(PONG, payload)
             elif opcode == CLOSE:
                 code = struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else None
+                self.send(CLOSE, payload[:2])  # the closing handshake's answer
                 self.finish(code)
                 self.transport.close()
                 return

@@ -242,6 +242,9 @@ FANOUT_BUFFER_CAP_BYTES = env.int("FANOUT_BUFFER_CAP_BYTES", default=1024 * 1024
 FANOUT_BEHIND_CLOSE_S = env.float("FANOUT_BEHIND_CLOSE_S", default=30.0)
 REQUEST_BODY_MAX_BYTES = env.int("REQUEST_BODY_MAX_BYTES", default=1024 * 1024)
 REQUEST_BODY_TIMEOUT_S = env.float("REQUEST_BODY_TIMEOUT_S", default=30.0)
+# permessage-deflate on the websockets (dashboard/live/frames.py); off: for a browser whose
+# compression misbehaves, at the cost of ten times the bytes
+WEBSOCKET_DEFLATE = env.bool("WEBSOCKET_DEFLATE", default=True)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -125,7 +125,7 @@ class Socket:
         protocol = self.protocol
         if not self.direct or protocol.send_queue:
             if protocol.state == OPEN:
-                protocol.sendMessage(frames.payload)  # autobahn's path, in its order
+                protocol.sendData(frames.of(self.window_bits))  # autobahn's path, in its order
             return True
         t = self.transport
         buffered = len(t.dataBuffer) - t.offset + t._tempDataLen

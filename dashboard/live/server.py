@@ -12,6 +12,7 @@ codes. `manage.py serve` runs it; production workers run it through `dashboard.l
   for all its sockets, and Daphne's own sends are compressed the same way, each on its own
   (autobahn would keep a 256 KiB compressor per socket between them). What a client sends
   is inflated to at most `REQUEST_BODY_MAX_BYTES`; a message over it fails the socket (1009).
+  `WEBSOCKET_DEFLATE=false` declines every offer.
 - **Request bodies.** Twisted reads a whole body before Daphne hands the request on, and
   Daphne then queues all of it at once: a 200 MiB POST grew the process by 200 MiB before
   Django's 413. Here a body declared larger than `REQUEST_BODY_MAX_BYTES` is refused with
@@ -29,9 +30,14 @@ It relies on Daphne's, autobahn's and Twisted's internals, checked at start by
 
 from daphne.server import Server  # installs the asyncio Twisted reactor: import it first  # isort: skip
 
+import inspect
 import logging
 
-from autobahn.websocket.compress_deflate import PerMessageDeflateOffer, PerMessageDeflateOfferAccept
+from autobahn.websocket.compress_deflate import (
+    PerMessageDeflate,
+    PerMessageDeflateOffer,
+    PerMessageDeflateOfferAccept,
+)
 from autobahn.websocket.protocol import WebSocketProtocol
 from daphne.http_protocol import HTTPFactory, WebRequest
 from daphne.ws_protocol import WebSocketProtocol as DaphneWebSocketProtocol
@@ -40,7 +46,7 @@ from twisted.internet import abstract, reactor, task, tcp
 from twisted.web import http
 
 from .frames import frame
-from .hub import EXTENSION, JOIN, LEAVE, Hub
+from .hub import EXTENSION, JOIN, LEAVE, Hub, require
 
 log = logging.getLogger("dashboard.live.server")
 SERVER_CLOSE_CODES = {1001, 1011, 1012, 1013}
@@ -79,7 +85,19 @@ def check_internals():
                 f"{owner.__module__}.{owner.__qualname__}.{name} is gone: the dashboard's "
                 "server relies on it; run the versions pyproject.toml allows"
             )
-    accept_deflate([PerMessageDeflateOffer()])  # its options are autobahn's to change
+    # Compression: the accept's options, the socket's window, and inflating bounded per call
+    deflate = PerMessageDeflate.create_from_offer_accept(
+        True, accept_deflate([PerMessageDeflateOffer()])
+    )
+    require(deflate, "server_max_window_bits")
+    if (
+        "max_output_len"
+        not in inspect.signature(PerMessageDeflate.decompress_message_data).parameters
+    ):
+        raise RuntimeError(
+            "autobahn's PerMessageDeflate.decompress_message_data does not bound what a frame "
+            "inflates to: run the versions pyproject.toml allows"
+        )
 
 
 class BoundedRequest(WebRequest):
@@ -199,7 +217,8 @@ class FanoutServer(Server):
     def ws_factory(self, factory):
         """Daphne's `run` builds its websocket factory here; ours compresses."""
         factory.protocol = CompressingWebSocket
-        factory.setProtocolOptions(perMessageCompressionAccept=accept_deflate)
+        if settings.WEBSOCKET_DEFLATE:
+            factory.setProtocolOptions(perMessageCompressionAccept=accept_deflate)
         self._ws_factory = factory
 
     def run(self):

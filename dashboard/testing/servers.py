@@ -89,6 +89,12 @@ class DashboardServer:
     def signed_in_client(self, username: str, timeout: float = 10) -> httpx.Client:
         return signed_in_client(self.url, username, timeout)
 
+    def cookie_header(self, username: str) -> str:
+        """A `Cookie:` request header of `username` signed in, for a raw websocket."""
+        http = self.signed_in_client(username)
+        http.close()
+        return "Cookie: " + "; ".join(f"{k}={v}" for k, v in http.cookies.items())
+
     def log(self) -> str:
         return self.process.log()
 

@@ -43,12 +43,10 @@ def live(tmp_path_factory):
     sim = start_simulator("--agents", 500, "--events-per-second", 100, "--seed", 3)
     server = start_dashboard(sim, tmp_path_factory.mktemp("deflate"))
     server.add_user("sup", "supervisor")
-    http = server.signed_in_client("sup")
-    cookie = "; ".join(f"{k}={v}" for k, v in http.cookies.items())
-    http.close()
+    cookie = server.cookie_header("sup")
 
     def socket(**kwargs) -> RawSocket:
-        return RawSocket(server.url, "/ws/live/", [f"Cookie: {cookie}"], **kwargs)
+        return RawSocket(server.url, "/ws/live/", [cookie], **kwargs)
 
     try:
         yield server, socket
@@ -102,3 +100,17 @@ def test_a_message_that_inflates_past_the_limit_fails_its_socket_only(live):
     fresh = socket(deflate=CHROMIUM_OFFER)
     assert WHOLE_VIEW in fresh.text()  # the server serves on
     fresh.close()
+
+
+def test_with_compression_switched_off_an_offer_is_declined(tmp_path):
+    sim = start_simulator("--agents", 20, "--seed", 3)
+    plain = start_dashboard(sim, tmp_path, {"WEBSOCKET_DEFLATE": "false"})
+    try:
+        plain.add_user("sup", "supervisor")
+        cookie = plain.cookie_header("sup")
+        ws = RawSocket(plain.url, "/ws/live/", [cookie], deflate=CHROMIUM_OFFER)
+        assert ws.extensions == "" and WHOLE_VIEW in ws.text() and ws.compressed == 0
+        ws.close()
+    finally:
+        plain.stop()
+        sim.stop()

@@ -137,9 +137,7 @@ def test_a_body_within_the_limit_reaches_the_dashboard(server):
 
 def test_an_open_websocket_outlives_the_body_timeout(server):
     server.add_user("watcher", "supervisor")
-    http = server.signed_in_client("watcher")
-    cookie = "; ".join(f"{k}={v}" for k, v in http.cookies.items())
-    ws = RawSocket(server.url, "/ws/live/", [f"Cookie: {cookie}"], timeout=15)
+    ws = RawSocket(server.url, "/ws/live/", [server.cookie_header("watcher")], timeout=15)
     ws.text()  # the snapshot
     time.sleep(3 * BODY_TIMEOUT_S)
     assert ws.text()  # pushes (at least the heartbeat) still arrive

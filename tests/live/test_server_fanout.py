@@ -35,12 +35,10 @@ class Live:
     def __init__(self, server):
         self.server = server
         server.add_user("sup", "supervisor")
-        http = server.signed_in_client("sup")
-        self.cookie = "; ".join(f"{k}={v}" for k, v in http.cookies.items())
-        http.close()
+        self.cookie = server.cookie_header("sup")
 
     def socket(self, path="/ws/live/", **kwargs) -> RawSocket:
-        return RawSocket(self.server.url, path, [f"Cookie: {self.cookie}"], **kwargs)
+        return RawSocket(self.server.url, path, [self.cookie], **kwargs)
 
     def wait_for_log(self, text: str, since: int, timeout: float = 30) -> float:
         """Wait for `text` in what the server logged after offset `since`."""

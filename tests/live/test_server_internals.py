@@ -2,6 +2,7 @@
 (pyproject.toml bounds their versions). Whatever is gone is named, loudly."""
 
 import pytest
+from autobahn.websocket.compress_deflate import PerMessageDeflate
 from twisted.internet import tcp
 
 from dashboard.live.hub import require
@@ -26,3 +27,15 @@ def test_a_missing_instance_internal_is_named():
     real-server tests (test_server_fanout.py) fail on any such error in the server's log."""
     with pytest.raises(RuntimeError, match=r"builtins\.object\._tempDataLen is gone"):
         require(object(), "_tempDataLen")
+
+
+def test_an_autobahn_that_inflates_without_bound_is_refused(monkeypatch):
+    """Before 26.10.2 a compressed message's frames each inflated up to the whole limit: a
+    1 MiB message could grow to gigabytes. Compression is accepted only where it is bounded."""
+
+    def unbounded(self, data):
+        return self._decompressor.decompress(data)
+
+    monkeypatch.setattr(PerMessageDeflate, "decompress_message_data", unbounded)
+    with pytest.raises(RuntimeError, match="does not bound what a frame inflates to"):
+        check_internals()
