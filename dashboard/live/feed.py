@@ -131,6 +131,7 @@ class LiveFeed:
         self._named = 0  # how many agents the cached names and teams cover
         self._status_sent: tuple = (None, 0.0)  # (status, when) last sent to STATUS_GROUP
         self._status_pushed: tuple = ("", 0.0)  # (html, when) last carried by a live push
+        self._status_html: tuple = (None, "")  # (status view, its html) last rendered
         self._kpis_at = 0.0  # when the KPI strip was last rendered
         self.kpis_due: float | None = None  # a KPI change waits for its turn until then
 
@@ -320,7 +321,12 @@ class LiveFeed:
         return changed
 
     def upstream_html(self) -> str:
-        return self.render.upstream(self.status_view())
+        """The header's status, rendered again only when it changed (every push carries it
+        to the snapshot, most pushes to the browsers too)."""
+        view = self.status_view()
+        if view != self._status_html[0]:
+            self._status_html = (view, self.render.upstream(view))
+        return self._status_html[1]
 
     def status_view(self) -> dict:
         """The header's status: the feed's freshness and the AI's part in today's calls."""
