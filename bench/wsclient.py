@@ -12,12 +12,13 @@ Server frames are unmasked (RFC 6455 5.1); pings are answered; fragments are joi
 """
 
 import asyncio
-import base64
 import os
 import re
 import struct
 import zlib
 from urllib.parse import urlsplit
+
+from dashboard.testing.raw_socket import upgrade_request
 
 OFFER = "permessage-deflate; server_no_context_takeover; client_max_window_bits"
 TEXT, BINARY, CLOSE, PING, PONG = 1, 2, 8, 9, 10
@@ -132,18 +133,9 @@ async def connect(url: str, headers: dict, on_message, timeout=30.0) -> Socket:
     parts = urlsplit(url)
     loop = asyncio.get_running_loop()
     _, sock = await loop.create_connection(lambda: Socket(on_message), parts.hostname, parts.port)
-    key = base64.b64encode(os.urandom(16)).decode()
-    request = [
-        f"GET {parts.path or '/'} HTTP/1.1",
-        f"Host: {parts.netloc}",
-        "Upgrade: websocket",
-        "Connection: Upgrade",
-        f"Sec-WebSocket-Key: {key}",
-        "Sec-WebSocket-Version: 13",
-        f"Sec-WebSocket-Extensions: {OFFER}",
-        *(f"{k}: {v}" for k, v in headers.items()),
-    ]
-    sock.transport.write(("\r\n".join(request) + "\r\n\r\n").encode())
+    offer = f"Sec-WebSocket-Extensions: {OFFER}"
+    extra = [offer, *(f"{k}: {v}" for k, v in headers.items())]
+    sock.transport.write(upgrade_request(parts.netloc, parts.path, extra))
     try:
         await asyncio.wait_for(asyncio.shield(sock.opened), timeout)
     except BaseException:

@@ -4,14 +4,32 @@ offer of permessage-deflate, it inflates what the server compressed with one dec
 for the socket's life, as a browser does (RFC 7692)."""
 
 import base64
+import contextlib
 import os
 import re
 import socket
 import struct
+import threading
+import time
 import zlib
 from urllib.parse import urlsplit
 
 TEXT, CLOSE = 1, 8
+
+
+def upgrade_request(netloc: str, path: str, headers=()) -> bytes:
+    """A websocket handshake's request (RFC 6455 4.1), with these extra header lines."""
+    key = base64.b64encode(os.urandom(16)).decode()
+    request = [
+        f"GET {path or '/'} HTTP/1.1",
+        f"Host: {netloc}",
+        "Upgrade: websocket",
+        "Connection: Upgrade",
+        f"Sec-WebSocket-Key: {key}",
+        "Sec-WebSocket-Version: 13",
+        *headers,
+    ]
+    return ("\r\n".join(request) + "\r\n\r\n").encode()
 
 
 class RawSocket:
@@ -24,19 +42,10 @@ class RawSocket:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         self.sock.settimeout(timeout)
         self.sock.connect((url.hostname, url.port))
-        key = base64.b64encode(os.urandom(16)).decode()
-        request = [
-            f"GET {path} HTTP/1.1",
-            f"Host: {url.netloc}",
-            "Upgrade: websocket",
-            "Connection: Upgrade",
-            f"Sec-WebSocket-Key: {key}",
-            "Sec-WebSocket-Version: 13",
-            f"Origin: {base_url}",
-            *headers,
-            *([f"Sec-WebSocket-Extensions: {deflate}"] if deflate else []),
-        ]
-        self.sock.sendall(("\r\n".join(request) + "\r\n\r\n").encode())
+        extensions = [f"Sec-WebSocket-Extensions: {deflate}"] if deflate else []
+        self.sock.sendall(
+            upgrade_request(url.netloc, path, [f"Origin: {base_url}", *headers, *extensions])
+        )
         self.buf = b""
         while b"\r\n\r\n" not in self.buf:
             self._read()
@@ -102,3 +111,22 @@ class RawSocket:
 
     def close(self):
         self.sock.close()
+
+
+class Reading(threading.Thread):
+    """Reads a socket's text frames as a browser would, until stopped: (time, text)."""
+
+    def __init__(self, ws: RawSocket):
+        super().__init__(daemon=True)
+        self.ws, self.frames, self.running = ws, [], True
+        self.start()
+
+    def run(self):
+        with contextlib.suppress(OSError):  # the socket closed: its frames are what it got
+            while self.running:
+                self.frames.append((time.monotonic(), self.ws.text()))
+
+    def stop(self):
+        self.running = False
+        self.join(5)
+        return self.frames

@@ -5,37 +5,19 @@ socket's, a client's smaller window is kept to, and a message that inflates past
 fails its socket, not the server."""
 
 import contextlib
-import threading
 import time
 import zlib
 
 import pytest
 
 from dashboard.testing.processes import wait_until
-from dashboard.testing.raw_socket import CLOSE, RawSocket
+from dashboard.testing.raw_socket import CLOSE, RawSocket, Reading
 from dashboard.testing.servers import start_dashboard
 from dashboard.testing.simulator import start_simulator
 
 WHOLE_VIEW = '<div id="agents" class="agents">'
 CHROMIUM_OFFER = "permessage-deflate; client_max_window_bits"
 SMALL_WINDOW = "permessage-deflate; client_max_window_bits; server_max_window_bits=10"
-
-
-class Reading(threading.Thread):
-    def __init__(self, ws: RawSocket):
-        super().__init__(daemon=True)
-        self.ws, self.texts, self.running = ws, [], True
-        self.start()
-
-    def run(self):
-        with contextlib.suppress(OSError):
-            while self.running:
-                self.texts.append(self.ws.text())
-
-    def stop(self) -> list[str]:
-        self.running = False
-        self.join(5)
-        return self.texts
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +49,8 @@ def test_compressed_sockets_read_the_same_frames_as_a_plain_one_in_a_tenth_of_th
     assert [ws.compressed for ws in sockets] == [1, 1, 0]
     readers = [Reading(ws) for ws in sockets]
     # The plain one connected last: from its fourth frame on, the others had the same
-    wait_until(lambda: len(readers[-1].texts) >= 20, 30, "20 frames on the plain socket")
-    got = [reader.stop() for reader in readers]
+    wait_until(lambda: len(readers[-1].frames) >= 20, 30, "20 frames on the plain socket")
+    got = [[text for _, text in reader.stop()] for reader in readers]
     plain = got[-1][3:18]
     for texts in got[:-1]:
         assert plain[0] in texts, "a compressed socket missed a frame the plain one was sent"

@@ -8,14 +8,13 @@ import os
 import re
 import signal
 import struct
-import threading
 import time
 
 import httpx
 import pytest
 
 from dashboard.testing.processes import free_port, wait_until
-from dashboard.testing.raw_socket import CLOSE, RawSocket
+from dashboard.testing.raw_socket import CLOSE, RawSocket, Reading
 from dashboard.testing.servers import (
     DashboardServer,
     migrated_sqlite,
@@ -61,25 +60,6 @@ class Live:
         )
         out = self.server.manage("shell", "-c", code)
         return re.findall(r"^token (\S+)$", out, re.M)
-
-
-class Reading(threading.Thread):
-    """Reads a socket's text frames as a browser would, until stopped."""
-
-    def __init__(self, ws: RawSocket):
-        super().__init__(daemon=True)
-        self.ws, self.frames, self.running = ws, [], True
-        self.start()
-
-    def run(self):
-        with contextlib.suppress(OSError):  # the socket closed: its frames are what it got
-            while self.running:
-                self.frames.append((time.monotonic(), self.ws.text()))
-
-    def stop(self):
-        self.running = False
-        self.join(5)
-        return self.frames
 
 
 @pytest.fixture(scope="module")
