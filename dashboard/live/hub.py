@@ -85,7 +85,6 @@ class Socket:
         "protocol",
         "transport",
         "direct",
-        "send_now",
         "window_bits",
         "groups",
         "held",
@@ -104,10 +103,8 @@ class Socket:
         self.direct = isinstance(self.transport, tcp.Connection) and not (
             require(self.transport, "TLS").TLS
         )
-        self.send_now = None  # the kernel socket's own send, where Twisted holds nothing
         if self.direct:
-            require(self.transport, "_tempDataLen", "disconnecting", "socket")
-            self.send_now = self.transport.socket.send
+            require(self.transport, "_tempDataLen", "disconnecting")
             with contextlib.suppress(OSError):
                 self.transport.getHandle().setsockopt(
                     socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER
@@ -138,16 +135,11 @@ class Socket:
             return True  # closing: it takes nothing more
         data = frames.of(self.window_bits)
         if not buffered and not t.disconnecting:
-            # The socket's own send, not Twisted's writeSomeData (a memoryview slice and a
-            # retry wrapper per call): this runs once per socket and push. Python retries
-            # EINTR itself (PEP 475).
-            try:
-                sent = self.send_now(data)
-            except OSError:  # the kernel's buffer is full, or the connection is lost (which
-                sent = 0  # Twisted's write below finds out)
+            sent = t.writeSomeData(data)
             if sent == len(data):
                 return True
-            data = data[sent:]
+            if isinstance(sent, int):  # else the connection is lost: Twisted's write finds out
+                data = data[sent:]
         t.write(data)  # behind what is buffered: Twisted sends it when the socket can take it
         return True
 

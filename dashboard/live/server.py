@@ -72,6 +72,7 @@ INTERNALS = [  # (the class that defines it, attribute); what only instances hav
     (abstract.FileDescriptor, "offset"),
     (abstract.FileDescriptor, "write"),
     (abstract.FileDescriptor, "loseWriteConnection"),
+    (tcp.Connection, "writeSomeData"),
     (tcp.Connection, "getHandle"),
 ]
 
@@ -223,8 +224,9 @@ class FanoutServer(Server):
 
     def run(self):
         # What is loaded by now (Django, the app) lives as long as the process: frozen out of
-        # the collector's sight, so a full collection scans the floor's objects, not also
-        # Django's 150,000 (some 50 ms of one core every few seconds on a busy floor).
+        # the collector's sight. A full collection, every ten seconds or so on a busy floor,
+        # walked 200,000 objects in 70 ms, a pause every push waited for; now about 100,000
+        # in 30 ms (docs/performance.md, the floor's max latency).
         gc.freeze()
         reactor.callLater(1, self.check_behind)
         reactor.addSystemEventTrigger("before", "shutdown", self.close_all)

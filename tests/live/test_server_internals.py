@@ -15,9 +15,9 @@ def test_every_internal_the_server_relies_on_is_there():
 
 
 def test_a_missing_internal_is_named(monkeypatch):
-    monkeypatch.delattr(tcp.Connection, "getHandle")
+    monkeypatch.delattr(tcp.Connection, "writeSomeData")
     with pytest.raises(
-        RuntimeError, match=r"twisted\.internet\.tcp\.Connection\.getHandle is gone"
+        RuntimeError, match=r"twisted\.internet\.tcp\.Connection\.writeSomeData is gone"
     ):
         check_internals()
 
