@@ -25,6 +25,19 @@ for _name, _value in TEST_SETTINGS.items():
     os.environ.setdefault(_name, _value)
 
 
+# ---- The test database -----------------------------------------------------------------
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
+    """SQLite's tests get a file (WAL, as the product's own), not the shared in-memory
+    database: there a reader's table lock fails a writer at once, whatever the busy timeout
+    (a sign-out's session delete while a socket reads the session, say)."""
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    if db["ENGINE"].endswith("sqlite3"):
+        db.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("db") / "test.sqlite3")
+
+
 # ---- People -----------------------------------------------------------------------------
 @pytest.fixture
 def alice(db):

@@ -191,19 +191,32 @@ def test_a_screen_is_written_nothing_when_nothing_it_shows_changed(live):
     for ws in (board, floor):
         ws.text()  # the build's line, or the snapshot
     board.text()  # the wallboard's snapshot
+    # A push between reading the snapshot and joining is missed, and the next one resyncs
+    # the socket once (a loaded machine makes that gap wide): let that settle first.
+    frames(floor, 10)
+    quiet(board)
     started = time.monotonic()
     floor_frames = frames(floor, 40)
     elapsed = time.monotonic() - started
-    board.sock.settimeout(0.2)
-    board_frames = []
-    with contextlib.suppress(TimeoutError, OSError):
-        while True:
-            board_frames.append(board.text())
+    board_frames = quiet(board)
     assert len(board_frames) < len(floor_frames) / 2, (len(board_frames), elapsed)
-    for frame in board_frames:
-        assert 'id="agent-' not in frame and '<ul id="queues-list"' not in frame  # no resync
+    # A whole view the feed sends every screen (the service's state reloaded) is no resync.
+    reloads = sum(WHOLE_VIEW in frame for frame in floor_frames)
+    whole = [f for f in board_frames if 'id="agent-' in f or '<ul id="queues-list"' in f]
+    assert len(whole) <= reloads, (whole, reloads)
     for ws in (board, floor):
         ws.close()
+
+
+def quiet(ws: RawSocket) -> list[str]:
+    """The frames `ws` has been sent, read until none comes for 0.2 s."""
+    ws.sock.settimeout(0.2)
+    got = []
+    with contextlib.suppress(TimeoutError):
+        while True:
+            got.append(ws.text())
+    ws.sock.settimeout(10)  # RawSocket's own
+    return got
 
 
 def closed_with(ws: RawSocket) -> int:
