@@ -210,12 +210,13 @@ def test_a_screen_is_written_nothing_when_nothing_it_shows_changed(live):
 
 def quiet(ws: RawSocket) -> list[str]:
     """The frames `ws` has been sent, read until none comes for 0.2 s."""
+    timeout = ws.sock.gettimeout()
     ws.sock.settimeout(0.2)
     got = []
     with contextlib.suppress(TimeoutError):
         while True:
             got.append(ws.text())
-    ws.sock.settimeout(10)  # RawSocket's own
+    ws.sock.settimeout(timeout)
     return got
 
 
