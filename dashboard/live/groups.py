@@ -1,4 +1,5 @@
-"""Pushing one rendered string to every socket of a group (`PushConsumer.push_html`)."""
+"""Pushing one rendered string to every socket of a group: a `push.html` message, framed
+once per process by its relay (fanout.py) and written to each `PushConsumer` socket."""
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer

@@ -64,7 +64,7 @@ def test_the_scope_is_the_persons_teams_unless_the_address_says_otherwise():
     assert scope.scope_of({"teams": " Support,Support , "}, mine).label == "Teams: Support"
     assert scope.scope_of({}, ()).teams == ()  # no teams chosen: the whole floor
     # An old single-team link: within my floor it keeps it, else the whole floor (the team
-    # filter narrows the tiles, as before).
+    # filter narrows the tiles).
     assert scope.scope_of({"team": "Support"}, mine).teams == mine
     assert scope.scope_of({"team": "Sales West"}, mine).teams == ()
 
