@@ -9,9 +9,14 @@ them, above `live` (the composition root hands it what the others know); `drilld
 composition root (`main`) and `config` on top. Apart: the simulator (a peer over sockets:
 nothing imports it, it imports nothing of ours), the harness (`dashboard.testing`, for
 tests and bench only), bench (never tests), and tests (never each other).
+
+Names that cross rooms (close codes, channel groups, cache keys) have one home each, a
+registry in `shared`; only the rooms an entry names use it.
 """
 
 import ast
+import importlib
+import inspect
 from pathlib import Path
 
 from dashboard.testing.processes import ROOT
@@ -174,3 +179,90 @@ def _circle(graph) -> list[str] | None:
         if node not in done and (found := visit(node, set())):
             return found
     return None
+
+
+# ---- Names that cross rooms: one registry per kind in the shared room ----------------------
+
+REGISTRIES = (
+    "dashboard.shared.close_codes",
+    "dashboard.shared.groups",
+    "dashboard.shared.cache_keys",
+)
+NOT_PRODUCT = {"tests", "testing", "bench"}  # they may use any name, as the product does
+
+
+def registry(module: str) -> dict:
+    return importlib.import_module(module).REGISTRY
+
+
+def test_every_registered_name_has_an_entry_and_every_entry_a_name():
+    wrong = []
+    for module in REGISTRIES:
+        mod, entries = importlib.import_module(module), registry(module)
+        declared = {
+            name
+            for name, value in vars(mod).items()
+            if not name.startswith("_")
+            and name != "REGISTRY"
+            and (
+                isinstance(value, str | int)
+                and name.isupper()
+                or inspect.isfunction(value)
+                and value.__module__ == module
+            )
+        }
+        wrong += [f"{module}.{name}: no entry in REGISTRY" for name in declared - set(entries)]
+        wrong += [
+            f"{module}: REGISTRY names {name}, not declared" for name in set(entries) - declared
+        ]
+        wrong += [
+            f"{module}.{name}: room {room} is not a room"
+            for name, entry in entries.items()
+            for room in entry.rooms
+            if room not in (*MAY_IMPORT, "browser")
+        ]
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_a_registered_name_is_used_only_by_the_rooms_its_entry_names():
+    wrong = []
+    for name, path in sorted(modules().items()):
+        room = room_of(name)
+        if room in NOT_PRODUCT or name in REGISTRIES:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.module in REGISTRIES:
+                entries = registry(node.module)
+                for alias in node.names:
+                    entry = entries.get(alias.name)
+                    if entry is None or room not in entry.rooms:
+                        rooms = ", ".join(sorted(entry.rooms)) if entry else "nobody: no entry"
+                        wrong.append(
+                            f"{path.relative_to(ROOT)}:{node.lineno} uses {alias.name}, "
+                            f"registered for {rooms}"
+                        )
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_no_module_declares_a_registered_value_again():
+    """A group name, cache key or close code written out a second time is a second home."""
+    values = {}
+    for module in REGISTRIES:
+        mod = importlib.import_module(module)
+        values.update({getattr(mod, n): f"{module}.{n}" for n in registry(module) if n.isupper()})
+    wrong = []
+    for name, path in sorted(modules().items()):
+        if room_of(name) in NOT_PRODUCT or name in REGISTRIES:
+            continue
+        for node in ast.parse(path.read_text(), str(path)).body:
+            if (
+                isinstance(node, ast.Assign | ast.AnnAssign)
+                and isinstance(node.value, ast.Constant)
+                and node.value.value in values
+                and not isinstance(node.value.value, bool)
+            ):
+                wrong.append(
+                    f"{path.relative_to(ROOT)}:{node.lineno} declares {node.value.value!r} "
+                    f"again: import {values[node.value.value]}"
+                )
+    assert wrong == [], "\n".join(wrong)

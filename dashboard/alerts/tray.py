@@ -13,8 +13,9 @@ from django.core.cache import cache
 from django.db.models import Case, IntegerField, Value, When
 from django.template.loader import render_to_string
 
-from dashboard.live.feed import AGENT_TEAMS_KEY
-from dashboard.live.groups import ALERTS, ALERTS_BOARD, ALERTS_BOARD_AGENTS, alerts_key, push_html
+from dashboard.live.groups import push_html
+from dashboard.shared.cache_keys import AGENT_TEAMS_KEY, alerts_key
+from dashboard.shared.groups import ALERTS, ALERTS_BOARD, ALERTS_BOARD_AGENTS
 
 from .models import ALARM, Alert, Metric
 

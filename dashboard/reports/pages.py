@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime
 
-from dashboard.quality.pages import agent_names
+from dashboard.live.names import agent_names
 from dashboard.shared import summaries
 from dashboard.shared.figures import chart_panels, explain
 from dashboard.shared.today import start_of_today

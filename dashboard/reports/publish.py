@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 
 from django.template.loader import render_to_string
 
-from dashboard.live.groups import FLOOR_CHARTS, push_html
+from dashboard.live.groups import push_html
+from dashboard.shared.groups import FLOOR_CHARTS
 from dashboard.shared.today import start_of_today
 
 from .metrics import floor_charts
