@@ -17,6 +17,7 @@ registry in `shared`; only the rooms an entry names use it.
 import ast
 import importlib
 import inspect
+import re
 from pathlib import Path
 
 from dashboard.testing.processes import ROOT
@@ -265,4 +266,123 @@ def test_no_module_declares_a_registered_value_again():
                     f"{path.relative_to(ROOT)}:{node.lineno} declares {node.value.value!r} "
                     f"again: import {values[node.value.value]}"
                 )
+    assert wrong == [], "\n".join(wrong)
+
+
+# ---- Templates and scripts follow the rooms too ---------------------------------------------
+
+TEMPLATES, SCRIPTS = ROOT / "templates", ROOT / "static" / "js"
+# A template belongs to the room its folder names; these folders are named otherwise. The
+# root folder's templates are the site's shell (base.html, the error pages): every page
+# extends it, and it may include anything, as the composition root may import anything.
+FOLDER_ROOM = {"figures": "shared", "registration": "accounts", "": "main"}
+# A script belongs to the room its name starts with (wallboard_alerts.js: wallboard); these
+# serve every page or the header.
+SCRIPT_ROOM = {
+    "a11y": "shared",
+    "charts": "shared",
+    "confirm": "shared",
+    "explain": "shared",
+    "menu": "shared",
+    "theme": "accounts",
+    "views": "accounts",
+}
+TAG = re.compile(r"{%\s*(load|include|extends)\s+(.*?)\s*%}", re.S)
+SCRIPT_TAG = re.compile(r"""{%\s*static\s+['"]js/(\w+)\.js['"]\s*%}""")
+TEMPLATE_NAME = re.compile(r"""["']([a-z_]+/[\w.-]+\.html)["']""")
+
+
+def may_use(mine: str, theirs: str) -> bool:
+    return theirs == mine or theirs in MAY_IMPORT[mine]
+
+
+def template_room(name: str) -> str:
+    folder = name.rpartition("/")[0].split("/")[0]
+    return FOLDER_ROOM.get(folder, folder)
+
+
+def script_room(stem: str) -> str:
+    return SCRIPT_ROOM.get(stem, stem.split("_")[0])
+
+
+def tag_libraries() -> dict[str, str]:
+    """Each of our template tag libraries (`{% load name %}`) and the room that holds it."""
+    return {
+        path.stem: path.parts[-3]
+        for path in (ROOT / "dashboard").glob("*/templatetags/*.py")
+        if path.stem != "__init__"
+    }
+
+
+def template_uses():
+    """(template, its room, what it uses, that thing's room, what kind of use)."""
+    libraries = tag_libraries()
+    for path in sorted(TEMPLATES.rglob("*.html")):
+        name = path.relative_to(TEMPLATES).as_posix()
+        mine, text = template_room(name), path.read_text()
+        for kind, args in TAG.findall(text):
+            if kind == "load":
+                names = args.split(" from ")[-1].split() if " from " in args else args.split()
+                for library in names:
+                    if library in libraries:
+                        yield name, mine, library, libraries[library], "loads"
+            elif args[:1] in "\"'":
+                target = args[1:].split(args[0])[0]
+                if not (kind == "extends" and "/" not in target):  # the shell: every page's
+                    yield name, mine, target, template_room(target), f"{kind}s"
+        for stem in SCRIPT_TAG.findall(text):
+            yield name, mine, f"js/{stem}.js", script_room(stem), "loads the script"
+
+
+def test_every_template_and_script_belongs_to_a_room():
+    rooms = {*MAY_IMPORT}
+    homeless = [
+        path.relative_to(ROOT).as_posix()
+        for path in TEMPLATES.rglob("*.html")
+        if template_room(path.relative_to(TEMPLATES).as_posix()) not in rooms
+    ] + [
+        path.relative_to(ROOT).as_posix()
+        for path in SCRIPTS.glob("*.js")
+        if script_room(path.stem) not in rooms
+    ]
+    assert homeless == []
+
+
+def test_templates_load_include_and_extend_only_the_rooms_below_them():
+    wrong = [
+        f"templates/{name} ({mine}) {kind} {target} ({theirs})"
+        for name, mine, target, theirs, kind in template_uses()
+        if not may_use(mine, theirs)
+    ]
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_modules_render_only_the_templates_of_the_rooms_below_them():
+    wrong = []
+    for name, path in sorted(modules().items()):
+        mine = room_of(name)
+        for line, text in enumerate(path.read_text().splitlines(), 1):
+            for target in TEMPLATE_NAME.findall(text):
+                theirs = template_room(target)
+                if mine in MAY_IMPORT and theirs in MAY_IMPORT and not may_use(mine, theirs):
+                    wrong.append(f"{path.relative_to(ROOT)}:{line} renders {target} ({theirs})")
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_scripts_know_only_the_rooms_below_them():
+    """A script names another room in its events ("live:applied") and data attributes
+    (`data-live-at`, `dataset.liveAt`). A higher room plugs into a lower one through the
+    events and attributes the lower one defines, never the other way round."""
+    rooms = {*MAY_IMPORT} - {"tests", "bench", "config", "testing"}
+    named = re.compile(r"""["'](\w+):\w+["']|data-(\w+)-|dataset\.([a-z]+)[A-Z]|\[data-(\w+)-""")
+    wrong = []
+    for path in sorted(SCRIPTS.glob("*.js")):
+        mine = script_room(path.stem)
+        for line, text in enumerate(path.read_text().splitlines(), 1):
+            for groups in named.findall(text):
+                theirs = next(g for g in groups if g)
+                if theirs in rooms and not may_use(mine, theirs):
+                    wrong.append(
+                        f"static/js/{path.name}:{line} ({mine}) names {theirs}: {text.strip()}"
+                    )
     assert wrong == [], "\n".join(wrong)

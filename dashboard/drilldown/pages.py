@@ -22,9 +22,9 @@ from dashboard.quality.models import (
     ComplianceResult,
     Scorecard,
 )
-from dashboard.quality.templatetags.labels import named
 from dashboard.shared import summaries
 from dashboard.shared.figures import explain
+from dashboard.shared.templatetags.links import named
 from dashboard.shared.today import start_of_today
 from dashboard.upstream import contract as c
 from dashboard.upstream.errors import NotOffered, UpstreamError

@@ -3,10 +3,10 @@
 from dashboard.live.names import agent_names
 from dashboard.shared.export import csv_response, no_such_table
 from dashboard.shared.percent import pct
+from dashboard.shared.templatetags.links import named
 
 from .metrics import service_totals
 from .pages import alerts_matching, failures_by_rule, scores_by
-from .templatetags.labels import named
 
 QA_TABLES = ("by_agent", "by_template", "failures")
 SCORES = ["Scorecards", "Average QA score %", "Passed", "Pass rate %"]

@@ -4,11 +4,12 @@ from django.db.models import Avg, Count, FloatField, Q
 
 from dashboard.live.names import agent_names
 from dashboard.shared.figures import chart_panels, explain
+from dashboard.shared.templatetags.links import named
 from dashboard.shared.today import start_of_today
 
 from .metrics import qa_percent, qa_trend, service_totals
 from .models import CoachingAlert, ComplianceResult, Scorecard
-from .templatetags.labels import agent_name, named
+from .templatetags.labels import agent_name
 
 
 def qa_context() -> dict:

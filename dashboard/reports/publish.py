@@ -29,7 +29,7 @@ def campaign_group(campaign_id: str, manage: bool = False) -> str:
 
 def floor_changed():
     charts = floor_charts(start_of_today(), datetime.now(UTC))
-    push_html(FLOOR_CHARTS, render_to_string("reports/_chart_data.html", {"charts": charts}))
+    push_html(FLOOR_CHARTS, render_to_string("shared/_chart_data.html", {"charts": charts}))
 
 
 def campaigns_changed():
