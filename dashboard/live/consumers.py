@@ -165,3 +165,11 @@ class LiveConsumer(PushConsumer):
             if self.version != rendered:
                 await self.send(text_data=self.audience.compose(parts))
         await self.send_tray(got)
+
+
+class StatusConsumer(PushConsumer):
+    """The header's status and alert tray, for the signed-in pages that follow nothing else
+    (the shell's socket, base.html): the same status line on every page."""
+
+    group = STATUS_GROUP
+    also = (ALERTS,)
