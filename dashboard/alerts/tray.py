@@ -1,7 +1,7 @@
 """The open alerts as pages show them: the tray (every signed-in page), and the wallboards'
 banner with the tiles to flash. Rendered once per change from the database (who
 acknowledged what included), kept in the cache for a page's first look, and pushed to the
-groups every socket page and wallboard joins (dashboard/live/groups.py).
+groups every signed-in page and wallboard joins (dashboard/shared/groups.py).
 
 The tray is one for everyone: an alert about one agent carries the agent's team, and the
 tray its open and alarm counts per team, so each page shows its person's teams' alerts
