@@ -148,6 +148,7 @@ INSTALLED_APPS = [
     "dashboard.replay",
     "dashboard.main",
     "dashboard.simulator",
+    "dashboard.shared",  # its template tag library: the links to the agent and call pages
 ]
 
 MIDDLEWARE = [

@@ -9,9 +9,15 @@ them, above `live` (the composition root hands it what the others know); `drilld
 composition root (`main`) and `config` on top. Apart: the simulator (a peer over sockets:
 nothing imports it, it imports nothing of ours), the harness (`dashboard.testing`, for
 tests and bench only), bench (never tests), and tests (never each other).
+
+Names that cross rooms (close codes, channel groups, cache keys) have one home each, a
+registry in `shared`; only the rooms an entry names use it.
 """
 
 import ast
+import importlib
+import inspect
+import re
 from pathlib import Path
 
 from dashboard.testing.processes import ROOT
@@ -174,3 +180,211 @@ def _circle(graph) -> list[str] | None:
         if node not in done and (found := visit(node, set())):
             return found
     return None
+
+
+# ---- Names that cross rooms: one registry per kind in the shared room ----------------------
+
+REGISTRIES = (
+    "dashboard.shared.close_codes",
+    "dashboard.shared.groups",
+    "dashboard.shared.cache_keys",
+)
+NOT_PRODUCT = {"tests", "testing", "bench"}  # they may use any name, as the product does
+
+
+def registry(module: str) -> dict:
+    return importlib.import_module(module).REGISTRY
+
+
+def test_every_registered_name_has_an_entry_and_every_entry_a_name():
+    wrong = []
+    for module in REGISTRIES:
+        mod, entries = importlib.import_module(module), registry(module)
+        declared = {
+            name
+            for name, value in vars(mod).items()
+            if not name.startswith("_")
+            and name != "REGISTRY"
+            and (
+                isinstance(value, str | int)
+                and name.isupper()
+                or inspect.isfunction(value)
+                and value.__module__ == module
+            )
+        }
+        wrong += [f"{module}.{name}: no entry in REGISTRY" for name in declared - set(entries)]
+        wrong += [
+            f"{module}: REGISTRY names {name}, not declared" for name in set(entries) - declared
+        ]
+        wrong += [
+            f"{module}.{name}: room {room} is not a room"
+            for name, entry in entries.items()
+            for room in entry.rooms
+            if room not in (*MAY_IMPORT, "browser")
+        ]
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_a_registered_name_is_used_only_by_the_rooms_its_entry_names():
+    wrong = []
+    for name, path in sorted(modules().items()):
+        room = room_of(name)
+        if room in NOT_PRODUCT or name in REGISTRIES:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.module in REGISTRIES:
+                entries = registry(node.module)
+                for alias in node.names:
+                    entry = entries.get(alias.name)
+                    if entry is None or room not in entry.rooms:
+                        rooms = ", ".join(sorted(entry.rooms)) if entry else "nobody: no entry"
+                        wrong.append(
+                            f"{path.relative_to(ROOT)}:{node.lineno} uses {alias.name}, "
+                            f"registered for {rooms}"
+                        )
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_no_module_declares_a_registered_value_again():
+    """A group name, cache key or close code written out a second time is a second home.
+    Names that are a plain word ("live", "alerts") are left out: other things are named so."""
+    values = {}
+    for module in REGISTRIES:
+        mod = importlib.import_module(module)
+        values.update({getattr(mod, n): f"{module}.{n}" for n in registry(module) if n.isupper()})
+    values = {v: n for v, n in values.items() if not (isinstance(v, str) and v.isalpha())}
+    wrong = []
+    for name, path in sorted(modules().items()):
+        if room_of(name) in NOT_PRODUCT or name in REGISTRIES:
+            continue
+        for node in ast.parse(path.read_text(), str(path)).body:
+            if (
+                isinstance(node, ast.Assign | ast.AnnAssign)
+                and isinstance(node.value, ast.Constant)
+                and node.value.value in values
+                and not isinstance(node.value.value, bool)
+            ):
+                wrong.append(
+                    f"{path.relative_to(ROOT)}:{node.lineno} declares {node.value.value!r} "
+                    f"again: import {values[node.value.value]}"
+                )
+    assert wrong == [], "\n".join(wrong)
+
+
+# ---- Templates and scripts follow the rooms too ---------------------------------------------
+
+TEMPLATES, SCRIPTS = ROOT / "templates", ROOT / "static" / "js"
+# A template belongs to the room its folder names; these folders are named otherwise. The
+# root folder's templates are the site's shell (base.html, the error pages): every page
+# extends it, and it may include anything, as the composition root may import anything.
+FOLDER_ROOM = {"figures": "shared", "registration": "accounts", "": "main"}
+# A script belongs to the room its name starts with (wallboard_alerts.js: wallboard); these
+# serve every page or the header.
+SCRIPT_ROOM = {
+    "a11y": "shared",
+    "charts": "shared",
+    "confirm": "shared",
+    "explain": "shared",
+    "menu": "shared",
+    "theme": "accounts",
+    "views": "accounts",
+}
+TAG = re.compile(r"{%\s*(load|include|extends)\s+(.*?)\s*%}", re.S)
+SCRIPT_TAG = re.compile(r"""{%\s*static\s+['"]js/(\w+)\.js['"]\s*%}""")
+TEMPLATE_NAME = re.compile(r"""["']([a-z_]+/[\w.-]+\.html)["']""")
+
+
+def may_use(mine: str, theirs: str) -> bool:
+    return theirs == mine or theirs in MAY_IMPORT[mine]
+
+
+def template_room(name: str) -> str:
+    folder = name.rpartition("/")[0].split("/")[0]
+    return FOLDER_ROOM.get(folder, folder)
+
+
+def script_room(stem: str) -> str:
+    return SCRIPT_ROOM.get(stem, stem.split("_")[0])
+
+
+def tag_libraries() -> dict[str, str]:
+    """Each of our template tag libraries (`{% load name %}`) and the room that holds it."""
+    return {
+        path.stem: path.parts[-3]
+        for path in (ROOT / "dashboard").glob("*/templatetags/*.py")
+        if path.stem != "__init__"
+    }
+
+
+def template_uses():
+    """(template, its room, what it uses, that thing's room, what kind of use)."""
+    libraries = tag_libraries()
+    for path in sorted(TEMPLATES.rglob("*.html")):
+        name = path.relative_to(TEMPLATES).as_posix()
+        mine, text = template_room(name), path.read_text()
+        for kind, args in TAG.findall(text):
+            if kind == "load":
+                names = args.split(" from ")[-1].split() if " from " in args else args.split()
+                for library in names:
+                    if library in libraries:
+                        yield name, mine, library, libraries[library], "loads"
+            elif args[:1] in "\"'":
+                target = args[1:].split(args[0])[0]
+                if not (kind == "extends" and "/" not in target):  # the shell: every page's
+                    yield name, mine, target, template_room(target), f"{kind}s"
+        for stem in SCRIPT_TAG.findall(text):
+            yield name, mine, f"js/{stem}.js", script_room(stem), "loads the script"
+
+
+def test_every_template_and_script_belongs_to_a_room():
+    rooms = {*MAY_IMPORT}
+    homeless = [
+        path.relative_to(ROOT).as_posix()
+        for path in TEMPLATES.rglob("*.html")
+        if template_room(path.relative_to(TEMPLATES).as_posix()) not in rooms
+    ] + [
+        path.relative_to(ROOT).as_posix()
+        for path in SCRIPTS.glob("*.js")
+        if script_room(path.stem) not in rooms
+    ]
+    assert homeless == []
+
+
+def test_templates_load_include_and_extend_only_the_rooms_below_them():
+    wrong = [
+        f"templates/{name} ({mine}) {kind} {target} ({theirs})"
+        for name, mine, target, theirs, kind in template_uses()
+        if not may_use(mine, theirs)
+    ]
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_modules_render_only_the_templates_of_the_rooms_below_them():
+    wrong = []
+    for name, path in sorted(modules().items()):
+        mine = room_of(name)
+        for line, text in enumerate(path.read_text().splitlines(), 1):
+            for target in TEMPLATE_NAME.findall(text):
+                theirs = template_room(target)
+                if mine in MAY_IMPORT and theirs in MAY_IMPORT and not may_use(mine, theirs):
+                    wrong.append(f"{path.relative_to(ROOT)}:{line} renders {target} ({theirs})")
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_scripts_know_only_the_rooms_below_them():
+    """A script names another room in its events ("live:applied") and data attributes
+    (`data-live-at`, `dataset.liveAt`). A higher room plugs into a lower one through the
+    events and attributes the lower one defines, never the other way round."""
+    rooms = {*MAY_IMPORT} - {"tests", "bench", "config", "testing"}
+    named = re.compile(r"""["'](\w+):\w+["']|data-(\w+)-|dataset\.([a-z]+)[A-Z]|\[data-(\w+)-""")
+    wrong = []
+    for path in sorted(SCRIPTS.glob("*.js")):
+        mine = script_room(path.stem)
+        for line, text in enumerate(path.read_text().splitlines(), 1):
+            for groups in named.findall(text):
+                theirs = next(g for g in groups if g)
+                if theirs in rooms and not may_use(mine, theirs):
+                    wrong.append(
+                        f"static/js/{path.name}:{line} ({mine}) names {theirs}: {text.strip()}"
+                    )
+    assert wrong == [], "\n".join(wrong)

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 
+from dashboard.shared.cache_keys import TEAM_SETS_KEY
+
 ALL = "all"
-TEAMS_KEY = "live:teams"  # the teams the live floor knows, sorted (the live feed writes it)
 MAX_TEAMS = 20  # in one scope
 MAX_SETS = 64  # in use at once: the feed renders one strip each (the oldest one drops out)
-TEAM_SETS_KEY = "live:team-sets"  # team-set key -> when a page last asked for it (epoch s)
 RENEW_S = 60  # a registration younger than this is not written again
 
 

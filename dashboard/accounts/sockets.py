@@ -27,12 +27,11 @@ from django.contrib.auth.signals import user_logged_out
 from django.db import transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
 
+from dashboard.shared.close_codes import CLOSE_FORBIDDEN, CLOSE_RESTARTING, CLOSE_SIGNED_OUT
+
 from .roles import RANK, user_role
 
 log = logging.getLogger("dashboard.accounts.sockets")
-CLOSE_SIGNED_OUT = 4401  # htmx's websocket extension does not retry 4xxx codes
-CLOSE_FORBIDDEN = 4403
-CLOSE_RECONNECT = 1012  # it retries 1006, 1012 and 1013
 
 
 def person_group(user_id) -> str:
@@ -83,7 +82,7 @@ class AccessGuard:
                     return
         except Exception:  # the database away: let the browser reconnect and sign in afresh
             log.exception("checking a socket's access failed; closing it")
-        await self.close(code=CLOSE_RECONNECT)
+        await self.close(code=CLOSE_RESTARTING)
 
     async def still_allowed(self) -> bool:
         role = await current_role(self.scope)

@@ -7,10 +7,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from dashboard.shared.cache_keys import TEAMS_KEY
+
 from .forms import SavedViewForm, TeamsForm, ThemeForm
 from .models import Preferences, SavedView, teams_of, theme_of
 from .roles import WALLBOARD, role_required
-from .scope import TEAMS_KEY
 
 FROM_SCRIPT = "X-Theme-Request"  # static/js/theme.js: answered with a status, not a page
 

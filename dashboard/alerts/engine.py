@@ -18,9 +18,13 @@ moment a limit is crossed even between events, and `next_due(now)` says when the
 transition can fall due: the loop sleeps until then, not a whole tick, and fires on time.
 """
 
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 
+from django.urls import NoReverseMatch, reverse
+
+from dashboard.live import dom
 from dashboard.live.state import LiveState, service_level_pct
 
 from .models import AGENT_STATES, ALARM, ALL, CAMPAIGN, METRICS, QUEUE, TEAM, WARN, Metric
@@ -134,6 +138,15 @@ def queue_label(name: str) -> str:
     return name if name.casefold().endswith("queue") else f"{name} queue"
 
 
+@functools.lru_cache(maxsize=4096)
+def url(name: str, *args) -> str:
+    """A page's address by its URL name; "" for an id no address can hold."""
+    try:
+        return reverse(name, args=args)
+    except NoReverseMatch:
+        return ""
+
+
 def readings(rule: RuleSpec, floor: Floor, now: datetime) -> list[Reading]:
     """Each subject's value for the rule, in its scope."""
     state, metric = floor.state, rule.metric
@@ -158,15 +171,15 @@ def readings(rule: RuleSpec, floor: Floor, now: datetime) -> list[Reading]:
                     queue_label(q.name),
                     value,
                     rate,
-                    f"/#queue-{q.id}",
-                    f"#queue-{q.id}",
+                    url("home") + dom.queue_tile(q.id),
+                    dom.queue_tile(q.id),
                 )
             )
     elif metric == Metric.AGENTS_AVAILABLE:  # a team's
         count = sum(
             1 for a in state.agents.values() if a.status == "available" and matches(wanted, a.team)
         )
-        out.append(Reading(f"team:{wanted}", f"team {wanted}", count, 0.0, "/", ""))
+        out.append(Reading(f"team:{wanted}", f"team {wanted}", count, 0.0, url("home"), ""))
     elif metric in AGENT_STATES:
         status = AGENT_STATES[metric]
         for a in state.agents.values():
@@ -181,36 +194,36 @@ def readings(rule: RuleSpec, floor: Floor, now: datetime) -> list[Reading]:
                     a.name or a.agent_id,
                     spent,
                     1.0,
-                    f"/agents/{a.agent_id}/",
-                    f"#agent-{a.agent_id}",
+                    url("agent", a.agent_id),
+                    dom.agent_tile(a.agent_id),
                 )
             )
     elif metric == Metric.SERVICE_LEVEL:
         pct = service_level_pct(state.day.totals)
         if pct is not None:
-            out.append(Reading("floor", "the floor", pct, 0.0, "/", '#kpis [data-limit="wait"]'))
+            out.append(Reading("floor", "the floor", pct, 0.0, url("home"), dom.WAIT_FIGURE))
     elif metric == Metric.COACHING:
         count = floor.figures.get("open_critical")
         if count is not None:
-            url = "/coaching/?severity=critical&status=open"
-            out.append(Reading("coaching", "coaching", count, 0.0, url, "#wb-alerts"))
+            link = url("coaching") + "?severity=critical&status=open"
+            out.append(Reading("coaching", "coaching", count, 0.0, link, dom.COACHING_PANEL))
     elif metric == Metric.SERVICE_DOWN:
         status, since = floor.upstream.get("state"), floor.upstream.get("since")
         if status and status != "connected" and since is not None:
             down = max(0.0, (now - since).total_seconds())
-            out.append(Reading("service", "the service connection", down, 1.0, "/readyz", ""))
+            out.append(Reading("service", "the service connection", down, 1.0, url("readyz"), ""))
     elif metric == Metric.WEBHOOKS_FAILING:
         failing = floor.outside.get("webhooks_failing")
         if failing is not None:
-            out.append(Reading("webhooks", "the service's webhooks", failing, 0.0, "/", ""))
+            out.append(Reading("webhooks", "the service's webhooks", failing, 0.0, url("home"), ""))
     elif metric == Metric.PENDING_LEADS:
         for campaign_id, (name, pending) in (floor.outside.get("leads") or {}).items():
             if scope == CAMPAIGN and not matches(wanted, campaign_id, name):
                 continue
             if pending is None:
                 continue
-            url = f"/campaigns/{campaign_id}/"
-            out.append(Reading(f"campaign:{campaign_id}", f"campaign {name}", pending, 0.0, url))
+            link = url("campaign", campaign_id)
+            out.append(Reading(f"campaign:{campaign_id}", f"campaign {name}", pending, 0.0, link))
     return out
 
 

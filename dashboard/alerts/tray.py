@@ -1,7 +1,7 @@
 """The open alerts as pages show them: the tray (every signed-in page), and the wallboards'
 banner with the tiles to flash. Rendered once per change from the database (who
 acknowledged what included), kept in the cache for a page's first look, and pushed to the
-groups every socket page and wallboard joins (dashboard/live/groups.py).
+groups every signed-in page and wallboard joins (dashboard/shared/groups.py).
 
 The tray is one for everyone: an alert about one agent carries the agent's team, and the
 tray its open and alarm counts per team, so each page shows its person's teams' alerts
@@ -13,8 +13,9 @@ from django.core.cache import cache
 from django.db.models import Case, IntegerField, Value, When
 from django.template.loader import render_to_string
 
-from dashboard.live.feed import AGENT_TEAMS_KEY
-from dashboard.live.groups import ALERTS, ALERTS_BOARD, ALERTS_BOARD_AGENTS, alerts_key, push_html
+from dashboard.live.groups import push_html
+from dashboard.shared.cache_keys import AGENT_TEAMS_KEY, alerts_key
+from dashboard.shared.groups import ALERTS, ALERTS_BOARD, ALERTS_BOARD_AGENTS
 
 from .models import ALARM, Alert, Metric
 

@@ -11,6 +11,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db.models import Avg, Count, FloatField, Q
 
+from dashboard.live.names import agent_names
 from dashboard.live.render import STATE_LOOK
 from dashboard.live.state import BUSY_STATES, Counts, aht_s, occupancy_pct
 from dashboard.quality.metrics import qa_percent
@@ -21,10 +22,9 @@ from dashboard.quality.models import (
     ComplianceResult,
     Scorecard,
 )
-from dashboard.quality.pages import agent_names
-from dashboard.quality.templatetags.labels import named
 from dashboard.shared import summaries
 from dashboard.shared.figures import explain
+from dashboard.shared.templatetags.links import named
 from dashboard.shared.today import start_of_today
 from dashboard.upstream import contract as c
 from dashboard.upstream.errors import NotOffered, UpstreamError

@@ -3,7 +3,8 @@ place for the limits, state labels and close codes that live.js and wallboard.js
 
 from django.conf import settings
 
-from .consumers import CLOSE_FORBIDDEN, CLOSE_SIGNED_OUT
+from dashboard.shared.close_codes import CLOSE_FORBIDDEN, CLOSE_SIGNED_OUT
+
 from .models import Thresholds
 from .render import STATE_LOOK
 

@@ -16,11 +16,13 @@ from django.template.loader import render_to_string
 
 from dashboard.accounts import scope
 from dashboard.accounts.roles import RANK, WALLBOARD, user_role
-from dashboard.accounts.sockets import CLOSE_FORBIDDEN, CLOSE_SIGNED_OUT, AccessGuard
+from dashboard.accounts.sockets import AccessGuard
+from dashboard.shared.cache_keys import SNAPSHOT_KEY, STATUS_KEY, TEAMS_KEY, alerts_key
+from dashboard.shared.close_codes import CLOSE_FORBIDDEN, CLOSE_SIGNED_OUT
+from dashboard.shared.groups import ALERTS, FLOOR_CHARTS, LIVE_GROUP, STATUS_GROUP
 
 from . import fanout
-from .feed import GROUP, LIVE_VIEW, SNAPSHOT_KEY, STATUS_GROUP, STATUS_KEY, TEAMS_KEY, Shows
-from .groups import ALERTS, FLOOR_CHARTS, alerts_key
+from .feed import LIVE_VIEW, Shows
 from .handshake import in_thread
 
 WAITING = (
@@ -122,7 +124,7 @@ class LiveConsumer(PushConsumer):
     """The live view. Pushes are versioned (see `take_push`); each audience is sent only
     the parts its page shows (the live view: agents, calls, queues, KPIs and status)."""
 
-    group = GROUP
+    group = LIVE_GROUP
     also = (FLOOR_CHARTS, ALERTS)  # the live pushes carry the upstream status themselves
     audience = LIVE_VIEW
     version = 0
@@ -163,3 +165,11 @@ class LiveConsumer(PushConsumer):
             if self.version != rendered:
                 await self.send(text_data=self.audience.compose(parts))
         await self.send_tray(got)
+
+
+class StatusConsumer(PushConsumer):
+    """The header's status and alert tray, for the signed-in pages that follow nothing else
+    (the shell's socket, base.html): the same status line on every page."""
+
+    group = STATUS_GROUP
+    also = (ALERTS,)

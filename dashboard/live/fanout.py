@@ -23,11 +23,12 @@ import logging
 
 from channels.consumer import get_handler_name
 
+from dashboard.shared.close_codes import CLOSE_RESTARTING
+
 from .hub import EXTENSION, JOIN, LEAVE
 
 log = logging.getLogger("dashboard.live.fanout")
 REJOIN_S = 3600
-CLOSE_RESTARTING = 1012  # htmx's websocket extension retries it (4xxx it does not)
 BROADCASTS = {"push.html", "live.push"}
 
 _relays: dict[str, "Relay"] = {}

@@ -28,8 +28,16 @@ from django.core.cache import cache
 from django.utils.html import format_html
 
 from dashboard.accounts import scope
-from dashboard.accounts.scope import TEAMS_KEY  # the teams the floor knows, written here
 from dashboard.shared.aio import pause
+from dashboard.shared.cache_keys import (
+    AGENT_TEAMS_KEY,
+    NAMES_KEY,
+    SNAPSHOT_KEY,
+    STATUS_KEY,
+    TEAM_SETS_KEY,
+    TEAMS_KEY,
+)
+from dashboard.shared.groups import LIVE_GROUP, STATUS_GROUP
 from dashboard.upstream import contract as c
 
 from .leader import still_leading
@@ -38,12 +46,6 @@ from .state import Changes, LiveState, ai_share_pct
 
 log = logging.getLogger("dashboard.live.feed")
 
-GROUP = "live"
-STATUS_GROUP = "status"  # pages other than the live view follow the upstream status only
-SNAPSHOT_KEY = "live:snapshot"
-STATUS_KEY = "live:upstream"
-NAMES_KEY = "live:agent-names"  # agent id -> name, for pages fed by webhooks (ids only)
-AGENT_TEAMS_KEY = "live:agent-teams"  # agent id -> team, for the alerts about one agent
 TICK_S = 0.05  # the coalescing tick; docs/performance.md measured 0.1, 0.05 and 0.033 s
 # The KPI strip is rendered and sent at most this often (it changes with nearly every event:
 # 4 KB in every push otherwise); a change in between goes out when this much has passed.
@@ -203,7 +205,7 @@ class LiveFeed:
             return  # fenced: another bridge may lead by now; this one is being stopped
         if time.monotonic() - self._sets_at >= TEAM_SETS_EVERY_S:
             self._sets_at = time.monotonic()
-            sets = await sync_to_async(cache.get, thread_sensitive=False)(scope.TEAM_SETS_KEY)
+            sets = await sync_to_async(cache.get, thread_sensitive=False)(TEAM_SETS_KEY)
             self.team_sets = scope.in_use(sets)
         parts = self.render_changes(changes)
         self.version += 1
@@ -220,7 +222,7 @@ class LiveFeed:
             keep, {STATUS_KEY: self.status_view()}, 3 * self.heartbeat
         )
         await self.layer.group_send(
-            GROUP,
+            LIVE_GROUP,
             {
                 "type": "live.push",
                 "version": self.version,

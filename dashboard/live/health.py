@@ -6,7 +6,7 @@ from django.core.cache import cache
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
-from .feed import STATUS_KEY
+from dashboard.shared.cache_keys import STATUS_KEY
 
 STARTED = time.monotonic()
 

@@ -31,6 +31,8 @@ import time
 from autobahn.websocket.protocol import WebSocketProtocol
 from twisted.internet import tcp
 
+from dashboard.shared.close_codes import CLOSE_RESTARTING
+
 from .frames import frame
 
 log = logging.getLogger("dashboard.live.hub")
@@ -39,7 +41,6 @@ EXTENSION = "dashboard.fanout"
 JOIN = "dashboard.fanout.join"
 LEAVE = "dashboard.fanout.leave"
 RESYNC = "dashboard.fanout.resync"
-CLOSE_RESTARTING = 1012
 OPEN = WebSocketProtocol.STATE_OPEN
 # The kernel's send buffer per socket. Linux grows it up to tcp_wmem's maximum (4 MiB here)
 # for a client that stops reading: that much kernel memory per slow socket, and seconds of

@@ -8,10 +8,11 @@ from django.shortcuts import render
 from dashboard.accounts import scope
 from dashboard.accounts.models import teams_of
 from dashboard.accounts.roles import WALLBOARD, role_required
+from dashboard.shared.cache_keys import TEAMS_KEY
 from dashboard.shared.today import start_of_today
 
 from .explain import panels
-from .feed import LIVE_VIEW, TEAMS_KEY, Shows, rendered_floor
+from .feed import LIVE_VIEW, Shows, rendered_floor
 from .render import STATE_LOOK
 
 

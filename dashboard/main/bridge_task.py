@@ -27,7 +27,7 @@ from dashboard.alerts.watch import AlertWatch
 from dashboard.drilldown.journal import Journal
 from dashboard.drilldown.retention import run_retention
 from dashboard.drilldown.tiles import TilePublisher
-from dashboard.live.feed import SNAPSHOT_KEY, LiveFeed
+from dashboard.live.feed import LiveFeed
 from dashboard.live.leader import only_when_leading
 from dashboard.live.state import LiveState
 from dashboard.quality.models import Delivery
@@ -40,6 +40,7 @@ from dashboard.reports.publish import campaigns_changed
 from dashboard.reports.recorder import Recorder
 from dashboard.reports.refresher import Refresher
 from dashboard.shared import summaries
+from dashboard.shared.cache_keys import SNAPSHOT_KEY
 from dashboard.upstream.realtime import Bridge
 from dashboard.upstream.rest import from_settings
 from dashboard.wallboard import panels

@@ -1,11 +1,12 @@
 """The QA and coaching pages' tables as CSV downloads (dashboard/shared/export.py)."""
 
+from dashboard.live.names import agent_names
 from dashboard.shared.export import csv_response, no_such_table
 from dashboard.shared.percent import pct
+from dashboard.shared.templatetags.links import named
 
 from .metrics import service_totals
-from .pages import agent_names, alerts_matching, failures_by_rule, scores_by
-from .templatetags.labels import named
+from .pages import alerts_matching, failures_by_rule, scores_by
 
 QA_TABLES = ("by_agent", "by_template", "failures")
 SCORES = ["Scorecards", "Average QA score %", "Passed", "Pass rate %"]

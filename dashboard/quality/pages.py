@@ -1,20 +1,15 @@
 """What the QA and coaching pages show, for the views and for the live pushes alike."""
 
-from django.core.cache import cache
 from django.db.models import Avg, Count, FloatField, Q
 
-from dashboard.live.feed import NAMES_KEY
+from dashboard.live.names import agent_names
 from dashboard.shared.figures import chart_panels, explain
+from dashboard.shared.templatetags.links import named
 from dashboard.shared.today import start_of_today
 
 from .metrics import qa_percent, qa_trend, service_totals
 from .models import CoachingAlert, ComplianceResult, Scorecard
-from .templatetags.labels import agent_name, named
-
-
-def agent_names() -> dict:
-    """Webhooks carry agent ids only; the live feed knows their names."""
-    return cache.get(NAMES_KEY) or {}
+from .templatetags.labels import agent_name
 
 
 def qa_context() -> dict:

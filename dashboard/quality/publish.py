@@ -3,9 +3,10 @@
 from django.template.loader import render_to_string
 
 from dashboard.live.groups import push_html
+from dashboard.live.names import agent_names
 
 from .metrics import open_alert_counts
-from .pages import agent_names, qa_context
+from .pages import qa_context
 
 COACHING = "coaching"
 QA = "qa"

@@ -10,12 +10,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from dashboard.accounts.roles import MANAGER, SUPERVISOR, role_required
+from dashboard.live.names import agent_names
 from dashboard.shared.export import wants_csv
 
 from . import exports
 from .metrics import open_alert_counts
 from .models import CoachingAction, CoachingAlert
-from .pages import agent_names, alerts_matching, qa_context
+from .pages import alerts_matching, qa_context
 from .publish import publish_alert
 
 FILTERS = {

@@ -48,7 +48,7 @@ def add_to_slot(model, amounts: dict, **slot):
     model.objects.filter(pk=row.pk).update(**{k: F(k) + v for k, v in amounts.items()})
 
 
-# ---- Outbound operations (issue 21) ---------------------------------------------------------
+# ---- Outbound operations --------------------------------------------------------------------
 class CampaignAction(models.Model):
     """A start or stop a Manager asked for, and what the service answered, as it came."""
 

@@ -134,7 +134,7 @@ def pending_bookings_of(campaign_id: str) -> list[c.PendingBooking]:
     return sorted(rows, key=lambda x: x.created_at.timestamp() if x.created_at else 0, reverse=True)
 
 
-# ---- The alert engine's metrics (issue 19) -----------------------------------------------
+# ---- The alert engine's metrics ----------------------------------------------------------
 def leads_runway_min(campaign_id: str) -> float | None:
     """ "Pending leads running low": minutes until the campaign's pending leads run out at
     its current dial rate (None: unknown, or not dialing)."""

@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime
 
-from dashboard.quality.pages import agent_names
+from dashboard.live.names import agent_names
 from dashboard.shared import summaries
 from dashboard.shared.figures import chart_panels, explain
 from dashboard.shared.today import start_of_today
@@ -51,7 +51,7 @@ def campaign_context(campaign_id: str, manage: bool = False) -> dict:
 CAMPAIGN_TILES = ("progress", "connect_rate", "appointments", "conversion", "outcome_mix")
 
 
-# ---- Outbound operations (issue 21) ---------------------------------------------------------
+# ---- Outbound operations --------------------------------------------------------------------
 def outbound_context(campaign_id: str, ai_campaign: bool, since: datetime) -> dict:
     """The dialer queue, callbacks, pending bookings, AI dialer and start/stop panels."""
     now = datetime.now(UTC)

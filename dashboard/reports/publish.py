@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 
 from django.template.loader import render_to_string
 
-from dashboard.live.groups import FLOOR_CHARTS, push_html
+from dashboard.live.groups import push_html
+from dashboard.shared.groups import FLOOR_CHARTS
 from dashboard.shared.today import start_of_today
 
 from .metrics import floor_charts
@@ -28,7 +29,7 @@ def campaign_group(campaign_id: str, manage: bool = False) -> str:
 
 def floor_changed():
     charts = floor_charts(start_of_today(), datetime.now(UTC))
-    push_html(FLOOR_CHARTS, render_to_string("reports/_chart_data.html", {"charts": charts}))
+    push_html(FLOOR_CHARTS, render_to_string("shared/_chart_data.html", {"charts": charts}))
 
 
 def campaigns_changed():

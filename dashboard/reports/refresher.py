@@ -36,7 +36,7 @@ PULLS = {  # summary name -> how to pull it; the QA-side ones cover today only
     "compliance": lambda rest, since: rest.compliance_checks(since),
     "coaching": lambda rest, since: rest.coaching_alerts(since),
     "ai": lambda rest, since: rest.ai_status(),
-    # Outbound operations (issue 21): groups a service may not offer
+    # Outbound operations: groups a service may not offer
     "dialer_queue": lambda rest, since: rest.dialer_queue(),
     "callbacks": lambda rest, since: rest.callbacks(datetime.now(UTC) + outbound.CALLBACKS_AHEAD),
     "pending_bookings": lambda rest, since: rest.pending_bookings(),

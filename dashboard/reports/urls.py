@@ -5,7 +5,7 @@ from . import views
 urlpatterns = [
     path("campaigns/", views.campaigns, name="campaigns"),
     path("campaigns/<str:campaign_id>/", views.campaign, name="campaign"),
-    # Outbound operations (issue 21): the Managers' actions, POST only
+    # Outbound operations: the Managers' actions, POST only
     path(
         "campaigns/<str:campaign_id>/start",
         views.campaign_action,

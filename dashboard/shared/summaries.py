@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 NAMES = ("campaigns", "scorecards", "templates", "compliance", "coaching", "ai")
-OUTBOUND = ("dialer_queue", "callbacks", "pending_bookings", "ai_dialer")  # issue 21
+OUTBOUND = ("dialer_queue", "callbacks", "pending_bookings", "ai_dialer")  # outbound operations
 NAMES += OUTBOUND
 
 

@@ -51,7 +51,7 @@ class Options:
     webhook_url: str = ""
     webhook_secret: str = ""
     faults: bool = False
-    without: dict = field(default_factory=dict)  # outbound group -> 404 or 405 (issue 21)
+    without: dict = field(default_factory=dict)  # outbound group -> 404 or 405
 
 
 class Reply(Exception):
@@ -452,7 +452,7 @@ class Simulator:
             raise error(404, "not_found", "No such delivery")
         return 202, {"status": "queued"}, {}
 
-    # ---- Outbound operations (issue 21) --------------------------------------------------
+    # ---- Outbound operations -------------------------------------------------------------
     def outbound_gate(self, method, path, parts, role):
         """A group switched off (`--without`) answers for its whole path as a service that
         lacks it would; campaign control needs more than the agent role."""
@@ -657,7 +657,7 @@ API = {
     ("POST", "webhooks/outbound"): Simulator.rest_create_webhook,
     ("POST", "webhooks/outbound/*/test"): Simulator.rest_test_webhook,
     ("POST", "webhooks/outbound/*/deliveries/*/replay"): Simulator.rest_replay,
-    # Outbound operations (issue 21)
+    # Outbound operations
     ("GET", "dialer-queue/summary"): Simulator.rest_dialer_queue,
     ("GET", "callbacks"): Simulator.rest_callbacks,
     ("GET", "pending-bookings"): Simulator.rest_pending_bookings,

@@ -38,7 +38,7 @@ What keeps the suite fast, for new tests to use:
   (`fixtures.TEST_SETTINGS`: heartbeat 1 s, browsers' staleness 3 s); a value set in the
   shell wins. A test that needs another value passes it in `extra_env`.
 - Real-time windows of the long tests are environment variables with short defaults:
-  `TEST_SOAK_S` (the token-rotation soak, 20 s; 60 s was the old minute) and
+  `TEST_SOAK_S` (the token-rotation soak, 20 s; 60 for a whole minute) and
   `TEST_OUTAGE_S` (the refused-sockets outage, 12 s).
 - `make test` runs the tests in parallel workers (pytest-xdist, `-n 3 --dist loadfile`;
   `TEST_WORKERS=0 make test` for one process): a module's tests stay together and in

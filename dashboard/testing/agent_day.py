@@ -7,7 +7,6 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from dashboard.drilldown.models import CallSeen, StateChange
-from dashboard.live.feed import NAMES_KEY
 from dashboard.quality.models import (
     CoachingAction,
     CoachingAlert,
@@ -15,6 +14,7 @@ from dashboard.quality.models import (
     ComplianceResult,
     Scorecard,
 )
+from dashboard.shared.cache_keys import NAMES_KEY
 from dashboard.shared.today import start_of_today
 
 AGENT = "ag-1"

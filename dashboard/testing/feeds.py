@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 from asgiref.sync import sync_to_async
 from django.core.cache import cache
 
-from dashboard.live.feed import SNAPSHOT_KEY
 from dashboard.live.state import LiveState
 from dashboard.main.bridge_task import live_feed
+from dashboard.shared.cache_keys import SNAPSHOT_KEY
 from dashboard.testing.processes import await_until
 from dashboard.upstream import contract as c
 

@@ -335,7 +335,7 @@ def deliveries_from(body) -> list[Delivery]:
     return _each(_rows(body, envelope=True, what="deliveries"), parse_delivery)
 
 
-# ---- Outbound operations (issue 21): contract section 5 -----------------------------------
+# ---- Outbound operations: contract section 5 ----------------------------------------------
 CALLBACK_STATUSES = ("scheduled", "due", "missed", "done")
 
 

@@ -55,7 +55,7 @@ class NotOffered(UpstreamError):
         )
 
 
-# ---- Outbound operations (issue 21) ----------------------------------------------------
+# ---- Outbound operations ---------------------------------------------------------------
 class Conflict(UpstreamError):
     """409: the service refused the request in the resource's current state."""
 

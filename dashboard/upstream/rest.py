@@ -185,7 +185,7 @@ class RestClient:
         path = f"/webhooks/outbound/{webhook_id}/deliveries/{delivery_id}/replay"
         return await self.request("POST", path) is not None
 
-    # ---- Outbound operations (issue 21): groups a service may not offer ---------------------
+    # ---- Outbound operations: groups a service may not offer --------------------------------
     async def _offered(self, path, **params):
         """A GET on a path of an optional group: a 404 there means the whole group is absent."""
         body = await self._get(path, **params)

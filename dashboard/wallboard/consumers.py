@@ -14,10 +14,12 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.html import format_html
 
-from dashboard.live.consumers import CLOSE_FORBIDDEN, LiveConsumer
+from dashboard.live.consumers import LiveConsumer
 from dashboard.live.feed import wallboard
-from dashboard.live.groups import ALERTS_BOARD, ALERTS_BOARD_AGENTS, alerts_key
 from dashboard.live.handshake import in_thread
+from dashboard.shared.cache_keys import alerts_key
+from dashboard.shared.close_codes import CLOSE_FORBIDDEN
+from dashboard.shared.groups import ALERTS_BOARD, ALERTS_BOARD_AGENTS
 
 from .build import build_id
 from .models import KioskLink

@@ -1,4 +1,4 @@
-/* Keyboard and screen readers, on every page (issue 26).
+/* Keyboard and screen readers, on every page.
  *
  * - One polite live region (#announcer, in base.html) says what matters and nothing else:
  *   the connection going stale, dropping or coming back, and new critical coaching alerts.

@@ -22,10 +22,11 @@
   const conn = document.getElementById("conn");
   const socketElt = document.querySelector("[ws-connect]");
   const loadedAt = Date.now();
-  // The floor replay shows a past moment: its timers count up to that moment, not to now.
-  const replayed = document.querySelector("[data-replay-at]");
+  // A page that shows a past moment says which in `data-live-at`: its timers count up to
+  // that moment, not to now.
+  const shownAt = document.querySelector("[data-live-at]");
   function pageNow() {
-    return replayed ? Date.parse(replayed.dataset.replayAt) : Date.now();
+    return shownAt ? Date.parse(shownAt.dataset.liveAt) : Date.now();
   }
   let socketState = "connecting";
   let lastMessageAt = 0;
@@ -265,7 +266,7 @@
       if (filterForm.elements[name]) filterForm.elements[name].value = value;
     }
     filterForm.addEventListener("input", () => {
-      const params = new URLSearchParams(location.search); // the replay's moment stays
+      const params = new URLSearchParams(location.search); // the page's other parameters stay
       for (const el of filterForm.elements) {
         if (el.name && el.value) params.set(el.name, el.value);
         else if (el.name) params.delete(el.name);
@@ -423,8 +424,9 @@
       lastMessageAt = Date.now(); // pages whose pushes htmx swaps
     });
   }
-  // The floor replay's frames (replay.js): the whole floor at a moment, placed at once.
-  document.addEventListener("replay:frame", (e) => {
+  // Fragments a page fetched itself ("live:frame", detail.html: a whole floor at a moment,
+  // say), placed at once as the pushes are.
+  document.addEventListener("live:frame", (e) => {
     arrived.push(e.detail.html);
     applyArrived();
     tick();

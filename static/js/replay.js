@@ -1,6 +1,7 @@
 /* The floor replay's controls: a moment chosen on the slider, played at 1x, 10x or 60x, or
  * stepped change by change. Each moment's floor comes from /replay/moment/ as the live
- * view's fragments, which live.js places as it places the live pushes ("replay:frame").
+ * view's fragments, which live.js places as it places the live pushes ("live:frame"), its
+ * timers counting up to the moment shown (`data-live-at`).
  * The moment is kept in the URL (?at=), so a link shows the same floor.
  */
 (() => {
@@ -8,7 +9,7 @@
 
   const form = document.getElementById("replay");
   if (!form) return;
-  const root = document.querySelector("[data-replay-at]");
+  const root = document.querySelector("[data-live-at]");
   const slider = document.getElementById("replay-at");
   const shown = document.getElementById("replay-time");
   const note = document.getElementById("replay-note");
@@ -38,7 +39,7 @@
     }
     const frame = await response.json();
     if (ticket !== asked) return false;
-    root.dataset.replayAt = frame.at;
+    root.dataset.liveAt = frame.at;
     slider.min = frame.low;
     slider.max = frame.high;
     slider.value = Math.floor(Date.parse(frame.at) / 1000);
@@ -56,7 +57,7 @@
     const params = new URLSearchParams(location.search);
     params.set("at", frame.at);
     history.replaceState(null, "", `?${params}`);
-    document.dispatchEvent(new CustomEvent("replay:frame", { detail: { html: frame.html } }));
+    document.dispatchEvent(new CustomEvent("live:frame", { detail: { html: frame.html } }));
     return true;
   }
 
@@ -84,7 +85,7 @@
     run += 1;
     play.textContent = on ? "Pause" : "Play";
     play.setAttribute("aria-pressed", String(on));
-    if (on) step(run, performance.now(), Date.parse(root.dataset.replayAt));
+    if (on) step(run, performance.now(), Date.parse(root.dataset.liveAt));
     else asked++; // a frame still on its way is not shown: paused is paused
   }
   async function step(mine, startedAt, fromMs) {

@@ -7,7 +7,7 @@ from django.core.cache import cache
 from django.test import Client
 
 from dashboard.accounts.models import Preferences, SavedView
-from dashboard.live.feed import TEAMS_KEY
+from dashboard.shared.cache_keys import TEAMS_KEY
 from dashboard.testing.people import make_user
 
 

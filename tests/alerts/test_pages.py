@@ -16,7 +16,7 @@ from django.utils import timezone
 from dashboard.accounts.models import Preferences
 from dashboard.alerts import tray
 from dashboard.alerts.models import Alert, Rule
-from dashboard.live.feed import AGENT_TEAMS_KEY
+from dashboard.shared.cache_keys import AGENT_TEAMS_KEY
 from dashboard.testing.sockets import socket_for
 
 GOOD = {

@@ -9,7 +9,7 @@ from django.test import Client
 
 from dashboard.drilldown import tiles
 from dashboard.drilldown.models import Note
-from dashboard.live.feed import NAMES_KEY
+from dashboard.shared.cache_keys import NAMES_KEY
 from dashboard.testing.agent_day import AGENT, a_day
 
 pytestmark = pytest.mark.django_db

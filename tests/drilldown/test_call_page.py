@@ -10,7 +10,6 @@ from django.test import Client
 from django.utils import timezone
 
 from dashboard.drilldown.models import CallSeen
-from dashboard.live.feed import NAMES_KEY
 from dashboard.quality.models import (
     Appointment,
     CoachingAlert,
@@ -18,6 +17,7 @@ from dashboard.quality.models import (
     ComplianceResult,
     Scorecard,
 )
+from dashboard.shared.cache_keys import NAMES_KEY
 
 pytestmark = pytest.mark.django_db
 

@@ -8,10 +8,10 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from dashboard.drilldown.models import CallSeen
-from dashboard.live.feed import NAMES_KEY
 from dashboard.live.render import Renderer
 from dashboard.live.state import LiveState
 from dashboard.quality.models import CoachingAlert, Scorecard
+from dashboard.shared.cache_keys import NAMES_KEY
 from dashboard.testing.feeds import Events
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.core.cache import cache
 
-from dashboard.live.feed import GROUP
+from dashboard.shared.groups import LIVE_GROUP as GROUP
 from dashboard.testing.sockets import socket_for
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,9 +7,10 @@ from datetime import UTC
 import redis.asyncio as redis
 from django.core.cache import cache
 
-from dashboard.live.feed import SNAPSHOT_KEY, LiveFeed
+from dashboard.live.feed import LiveFeed
 from dashboard.live.leader import Lease, lead
 from dashboard.live.state import Changes, LiveState
+from dashboard.shared.cache_keys import SNAPSHOT_KEY
 from dashboard.testing.processes import await_until, free_port
 
 KEY = "dashboard:bridge-leader:test"

@@ -16,12 +16,11 @@ from dashboard.accounts.models import Preferences
 from dashboard.live.feed import (
     KPI_EVERY_S,
     LIVE_VIEW,
-    SNAPSHOT_KEY,
     TEAM_SETS_EVERY_S,
-    TEAMS_KEY,
     Shows,
 )
 from dashboard.live.state import Changes, LiveState
+from dashboard.shared.cache_keys import SNAPSHOT_KEY, TEAM_SETS_KEY, TEAMS_KEY
 from dashboard.testing.feeds import Events, running_feed
 from dashboard.testing.sockets import socket_for
 from dashboard.upstream import contract as c
@@ -64,19 +63,19 @@ def test_the_scope_is_the_persons_teams_unless_the_address_says_otherwise():
     assert scope.scope_of({"teams": " Support,Support , "}, mine).label == "Teams: Support"
     assert scope.scope_of({}, ()).teams == ()  # no teams chosen: the whole floor
     # An old single-team link: within my floor it keeps it, else the whole floor (the team
-    # filter narrows the tiles, as before).
+    # filter narrows the tiles).
     assert scope.scope_of({"team": "Support"}, mine).teams == mine
     assert scope.scope_of({"team": "Sales West"}, mine).teams == ()
 
 
 def test_only_sets_with_a_known_team_are_registered_and_they_are_capped(db):
-    cache.delete(scope.TEAM_SETS_KEY)
+    cache.delete(TEAM_SETS_KEY)
     assert not scope.register(("Nobody",), ["Support"])
     assert scope.register(SUPPORT, ["Support"])
     assert not scope.register(SUPPORT, ["Support"])  # known, and fresh
     for n in range(scope.MAX_SETS + 5):
         scope.register(("Support", f"T{n}"), ["Support"])
-    sets = scope.in_use(cache.get(scope.TEAM_SETS_KEY))
+    sets = scope.in_use(cache.get(TEAM_SETS_KEY))
     assert len(sets) == scope.MAX_SETS and ("Support", f"T{scope.MAX_SETS + 4}") in sets
 
 
@@ -127,7 +126,7 @@ async def test_a_socket_is_sent_the_strip_of_its_team_set_and_registers_it(bob):
         assert 'id="agent-n1"' in first  # the tiles are the whole floor's (filtered in the page)
         assert strip(first) is None  # its strip is not rendered yet: the socket asked for it
         assert strip(await whole.receive_from(timeout=2)) == ""
-        sets = await sync_to_async(cache.get)(scope.TEAM_SETS_KEY)
+        sets = await sync_to_async(cache.get)(TEAM_SETS_KEY)
         assert scope.in_use(sets) == {SUPPORT}
         await asyncio.sleep(TEAM_SETS_EVERY_S)  # the feed reads the sets in use this often
         feed.event(Events().agent(2, "s1", "paused", team="Support"))
@@ -164,7 +163,7 @@ def test_the_live_view_shows_my_floor_by_default_and_the_whole_floor_in_one_clic
     assert mine == "?state=paused&amp;teams=Sales+North%2CSupport"
     page = client.get("/?teams=Sales West").content.decode()  # a shared link
     assert '<strong id="scope-label">Teams: Sales West</strong>' in page
-    assert scope.in_use(cache.get(scope.TEAM_SETS_KEY)) >= {("Sales North", "Support")}
+    assert scope.in_use(cache.get(TEAM_SETS_KEY)) >= {("Sales North", "Support")}
 
 
 def test_someone_without_teams_sees_the_whole_floor_and_where_to_choose_them(carol, client_for):

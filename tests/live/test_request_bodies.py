@@ -1,6 +1,6 @@
 """Request bodies are bounded inside the server (`manage.py serve`), before Django sees
 them: refused by Content-Length before a byte is read, capped as they are read (chunked
-too), timed out when slow; open websockets are never timed out (issue 23, item 6)."""
+too), timed out when slow; open websockets are never timed out."""
 
 import socket
 import threading

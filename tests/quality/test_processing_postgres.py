@@ -101,7 +101,7 @@ print(json.dumps({d.delivery_id: [d.status, d.attempts, d.error] for d in Delive
 
 def test_bad_data_fails_once_and_other_errors_stop_after_the_cap(postgres_url):
     """PostgreSQL refuses a 61-character outcome and a duration of 2^31 (SQLite stores
-    them); both used to go back in the queue every 5 s, for ever."""
+    them); neither goes back in the queue every 5 s for ever."""
     env = {**os.environ, "DATABASE_URL": postgres_url, "REDIS_URL": ""}
     manage = [sys.executable, "manage.py"]
     subprocess.run([*manage, "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)

@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 
-from dashboard.live.feed import STATUS_KEY
-from dashboard.live.groups import ALERTS
 from dashboard.quality import processing
 from dashboard.quality.models import Delivery
+from dashboard.shared.cache_keys import STATUS_KEY
+from dashboard.shared.groups import ALERTS
 from dashboard.testing.live_view import LiveSocket
 from dashboard.testing.routes import pages, sockets
 from dashboard.testing.servers import USER_PASSWORD, start_dashboard

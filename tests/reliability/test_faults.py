@@ -93,7 +93,7 @@ def test_it_recovers_from_sockets_dropped_mid_stream(floor):
 @pytest.mark.timeout(180)
 def test_it_says_stale_for_as_long_as_sockets_are_refused_then_recovers(floor):
     socket = floor.socket()
-    floor.sim.control("refuse-sockets", seconds=OUTAGE_S)  # TEST_OUTAGE_S; it was 30 s
+    floor.sim.control("refuse-sockets", seconds=OUTAGE_S)  # TEST_OUTAGE_S
     floor.sim.control("drop-sockets")
     started = time.monotonic()
     socket.read_until(lambda v: any(state != "connected" for state, _ in v.upstream))

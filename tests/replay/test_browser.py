@@ -11,7 +11,7 @@ from dashboard.testing.processes import wait_until
 from dashboard.testing.servers import start_dashboard
 from dashboard.testing.simulator import start_simulator
 
-SHOWN = "document.querySelector('[data-replay-at]').dataset.replayAt"
+SHOWN = "document.querySelector('[data-live-at]').dataset.liveAt"
 
 
 @pytest.fixture(scope="module")

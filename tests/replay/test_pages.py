@@ -38,7 +38,7 @@ def test_before_anything_is_recorded_the_page_says_so(client_for, bob):
 
 def test_the_page_shows_the_floor_at_the_moment_in_its_url(client_for, bob, recorded):
     page = client_for(bob).get(f"/replay/?at={at(20)}").content.decode()
-    assert 'data-replay-at="2026-11-23T09:00:20+00:00"' in page
+    assert 'data-live-at="2026-11-23T09:00:20+00:00"' in page
     assert re.search(r'id="agent-a1"[^>]*data-state="on_call"[^>]*data-since="[^"]*:14[.Z]', page)
     assert re.search(r'id="agent-a2"[^>]*data-state="on_call"[^>]*data-since="[^"]*:16[.Z]', page)
     assert 'id="call-k1"' in page and 'id="call-k2"' in page
@@ -46,7 +46,7 @@ def test_the_page_shows_the_floor_at_the_moment_in_its_url(client_for, bob, reco
     assert 'type="range"' in page and "Back to live" in page
     assert 'id="replay-previous"' in page and 'href="/"' in page
     latest = client_for(bob).get("/replay/").content.decode()  # no moment: the last recorded
-    assert 'data-replay-at="2026-11-23T09:00:38+00:00"' in latest
+    assert 'data-live-at="2026-11-23T09:00:38+00:00"' in latest
     assert 'id="call-k1"' not in latest
 
 

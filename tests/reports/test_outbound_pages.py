@@ -9,10 +9,10 @@ from asgiref.sync import async_to_sync
 from django.core.cache import cache
 from django.test import Client
 
-from dashboard.live.feed import NAMES_KEY
 from dashboard.reports import outbound
 from dashboard.reports.models import HandledBooking
 from dashboard.shared import summaries
+from dashboard.shared.cache_keys import NAMES_KEY
 from dashboard.shared.today import start_of_today
 from dashboard.upstream import contract as c
 

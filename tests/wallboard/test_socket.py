@@ -94,7 +94,7 @@ async def received(ws) -> list[str]:
 
 async def test_a_kpi_only_link_is_sent_the_kpis_and_nothing_else(feed):
     """No agent tiles (names), calls, queues, QA leaderboard or campaigns: at connect and in
-    every push (issue 23, item 2)."""
+    every push."""
     link = await sync_to_async(make_link)(panels=["kpis"])
     ws, view = await open_board(link)
     assert 'id="kpis"' in view and 'id="upstream"' in view

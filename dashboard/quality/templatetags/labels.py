@@ -1,6 +1,8 @@
 from django import template
 from django.utils.html import format_html
 
+from dashboard.shared.templatetags.links import named
+
 register = template.Library()
 
 
@@ -15,9 +17,3 @@ def agent_name(agent_id, names) -> str:
     """The agent's name when the live feed knows it, else a short form of the id; in <bdi>,
     so a right-to-left name cannot reorder the text around it."""
     return format_html("<bdi>{}</bdi>", named(agent_id, names) if agent_id else "AI")
-
-
-@register.filter
-def named(some_id, names) -> str:
-    """A name the service gave for the id, else a short form of the id."""
-    return names.get(some_id) or f"{str(some_id)[:8]}…"

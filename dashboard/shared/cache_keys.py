@@ -1,0 +1,29 @@
+"""The cache keys that more than one room uses (the cache is the only state the web
+processes and the bridge share besides the database). The writer sets the key; readers only
+read it. A key one room alone uses stays beside it (the summaries, the bridge's lease, the
+agent pages' tiles, the alert rules' stamps, the webhooks' organisation)."""
+
+from .registry import Entry
+
+SNAPSHOT_KEY = "live:snapshot"  # (version, parts): the whole live view, for resyncs
+STATUS_KEY = "live:upstream"  # the upstream status the header shows
+NAMES_KEY = "live:agent-names"  # agent id -> name (live/names.py), for pages fed by webhooks
+AGENT_TEAMS_KEY = "live:agent-teams"  # agent id -> team, for the alerts about one agent
+TEAMS_KEY = "live:teams"  # the teams the live floor knows, sorted
+TEAM_SETS_KEY = "live:team-sets"  # team-set key -> when a page last asked for it (epoch s)
+
+
+def alerts_key(group: str) -> str:
+    """The alerts' last rendered html for one of the alert groups (groups.ALERTS...)."""
+    return f"alerts:html:{group}"
+
+
+REGISTRY = {
+    "SNAPSHOT_KEY": Entry("live", ("live",), ("live", "main")),
+    "STATUS_KEY": Entry("live", ("live",), ("live",)),
+    "NAMES_KEY": Entry("live", ("live",), ("live",)),  # others ask live.names.agent_names
+    "AGENT_TEAMS_KEY": Entry("live", ("live",), ("alerts",)),
+    "TEAMS_KEY": Entry("live", ("live",), ("accounts", "live")),
+    "TEAM_SETS_KEY": Entry("accounts", ("accounts",), ("live",)),
+    "alerts_key": Entry("alerts", ("alerts",), ("live", "wallboard")),
+}
