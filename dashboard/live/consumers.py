@@ -150,7 +150,11 @@ class LiveConsumer(PushConsumer):
     async def send_snapshot(self):
         """The whole view, and the alert tray as last rendered; the view not at connect when
         the page was rendered with this very version (the floor is on screen already: the
-        pushes after it follow)."""
+        pushes after it follow), nor under the server's fan-out when it was rendered with an
+        older one: the hub writes the pushes since (hub.py), or asks for the view when it no
+        longer has them all."""
+        if fanout.hub_of(self):  # the hub keeps what is pushed from now until the join
+            await fanout.attach(self, self.group, self.audience)
         got = await in_thread(cache.get_many)([SNAPSHOT_KEY, TEAMS_KEY, *self.tray_key()])
         if self.audience.teams:  # the feed renders its strip from its next push on
             await in_thread(scope.register)(self.audience.teams, got.get(TEAMS_KEY))
@@ -162,7 +166,9 @@ class LiveConsumer(PushConsumer):
             await self.send(text_data=WAITING)
         else:
             self.version, parts = snapshot
-            if self.version != rendered:
+            if rendered is not None and rendered < self.version and fanout.hub_of(self):
+                self.version = rendered
+            elif self.version != rendered:
                 await self.send(text_data=self.audience.compose(parts))
         await self.send_tray(got)
 

@@ -142,9 +142,10 @@ class Relay:
                 log.exception("re-joining group %s failed; trying again later", self.group)
 
 
-async def join(consumer, group: str, audience=None, version: int | None = None):
-    """Deliver `group`'s messages to `consumer`, framed for its `audience`; `version` is the
-    version of the view it was last sent, for a versioned group."""
+async def attach(consumer, group: str, audience=None) -> "Relay":
+    """Have this process's relay frame `group`'s pushes for `audience` from now on. Under our
+    server, a socket attaches before reading its snapshot: the hub then keeps the pushes it
+    may miss until it joins (hub.py's history)."""
     relay = _relays.get(group)
     if relay is None or relay.loop is not asyncio.get_running_loop():
         if relay is not None:  # its loop is gone (tests run one loop each): leave the group
@@ -155,6 +156,13 @@ async def join(consumer, group: str, audience=None, version: int | None = None):
     if not relay.started:
         await relay.start()  # the in-memory layer never yields here: joined at once
     await relay.joined.wait()
+    return relay
+
+
+async def join(consumer, group: str, audience=None, version: int | None = None):
+    """Deliver `group`'s messages to `consumer`, framed for its `audience`; `version` is the
+    version of the view it was last sent, for a versioned group."""
+    await attach(consumer, group, audience)
     if hub_of(consumer):  # after what this socket was sent: no push overtakes it
         await consumer.base_send(
             {"type": JOIN, "group": server_group(group, audience), "version": version}

@@ -14,7 +14,11 @@ autobahn's own send queue in use, takes autobahn's path.
 Versioned groups (the live pushes) keep the per-socket version check: a socket that missed
 a push is not sent the next one; it is asked for its snapshot instead (a `RESYNC` message
 on its ASGI receive queue; the consumer sends the whole view through the normal path and
-joins again with that view's version).
+joins again with that view's version). The hub keeps each versioned group's last frames
+(`History`): a socket that joins with an older version than the group's last push (pushes
+went out between its consumer reading the snapshot and joining) is written the frames it
+missed, the same bytes the others got, and asked for its snapshot only when the gap goes
+back further than they do.
 
 Backpressure: a socket with more than `cap` bytes buffered in the process (its kernel send
 buffer is held to `SEND_BUFFER`) is skipped (marked behind)
@@ -27,6 +31,7 @@ import contextlib
 import logging
 import socket
 import time
+from collections import deque
 
 from autobahn.websocket.protocol import WebSocketProtocol
 from twisted.internet import tcp
@@ -47,6 +52,11 @@ OPEN = WebSocketProtocol.STATE_OPEN
 # stale pushes queued before the cap below sees anything. At 256 KiB a socket still takes
 # 2.5 MB/s at 100 ms of round trip, some fifteen times what the busiest floor sends.
 SEND_BUFFER = 256 * 1024
+# The frames kept per versioned group for sockets that join late: at most this many pushes
+# and this many bytes of payload (a second or more of a busy floor's pushes, a few of a
+# burst's; one whole view is 600 KB at 1,000 agents).
+HISTORY_FRAMES = 64
+HISTORY_BYTES = 512 * 1024
 
 
 def require(obj, *names: str):
@@ -77,6 +87,41 @@ class Frames:
         if data is None:
             data = self.framed[window_bits] = frame(self.payload, window_bits)
         return data
+
+
+class History:
+    """A versioned group's last pushes, in order: (version, prev, frames or None when the
+    push wrote that audience nothing)."""
+
+    __slots__ = ("pushes", "size")
+
+    def __init__(self):
+        self.pushes: deque[tuple[int, int | None, Frames | None]] = deque()
+        self.size = 0
+
+    def add(self, version: int, prev: int | None, frames: Frames | None):
+        if self.pushes and prev != self.pushes[-1][0]:
+            self.clear()  # a gap (the relay was away): what is kept no longer chains
+        self.pushes.append((version, prev, frames))
+        self.size += len(frames.payload) if frames else 0
+        while len(self.pushes) > HISTORY_FRAMES or self.size > HISTORY_BYTES:
+            _, _, old = self.pushes.popleft()
+            self.size -= len(old.payload) if old else 0
+
+    def clear(self):
+        self.pushes.clear()
+        self.size = 0
+
+    def last(self) -> int | None:
+        return self.pushes[-1][0] if self.pushes else None
+
+    def since(self, version: int) -> list[tuple[int, Frames | None]] | None:
+        """The pushes after `version`, oldest first; None when they go back further than
+        what is kept."""
+        missed = [(v, f) for v, prev, f in self.pushes if v > version]
+        if missed and self.pushes[len(self.pushes) - len(missed)][1] != version:
+            return None
+        return missed
 
 
 class Socket:
@@ -151,6 +196,7 @@ class Hub:
         self.sockets: dict = {}  # protocol -> Socket
         self.groups: dict[str, dict[Socket, int | None]] = {}  # group -> socket -> version
         self.behind: set[Socket] = set()
+        self.history: dict[str, History] = {}  # versioned group -> its last pushes
 
     # ---- Membership, from the sockets' consumers (join and leave messages) -----------------
     def join(self, protocol, group: str, version: int | None):
@@ -165,6 +211,27 @@ class Hub:
             sock.held = False  # a join follows the snapshot a resync asked for
         sock.groups.add(group)
         self.groups.setdefault(group, {})[sock] = version
+        history = self.history.get(group)
+        if version is not None and history and version < history.last():
+            self.catch_up(sock, group, version, history)
+
+    def catch_up(self, sock: Socket, group: str, version: int, history: History):
+        """Write a joining socket the pushes it missed since `version` (its snapshot's), or
+        ask for its snapshot again when they go back further than the history."""
+        missed = history.since(version)
+        if missed is None:
+            self.resync(sock)
+            return
+        cap = self.cap + sock.buffered()  # the snapshot it was just sent does not count
+        try:
+            for pushed, frames in missed:
+                if frames and not sock.send(frames, cap):
+                    self.fell_behind(sock)
+                    return
+                self.groups[group][sock] = pushed
+        except Exception:  # one socket's failure is not the others'
+            log.exception("catching a socket up failed; closing it")
+            self.close(sock)
 
     def leave(self, protocol, group: str):
         sock = self.sockets.get(protocol)
@@ -186,16 +253,20 @@ class Hub:
             members.pop(sock, None)
             if not members:
                 del self.groups[group]
+                self.history.pop(group, None)
 
     # ---- Broadcasting ----------------------------------------------------------------------
     def broadcast(self, group: str, text: str, version: int | None = None, prev=None):
         """Frame `text` once and write it to every open socket of `group` that is due it.
         An empty `text` (nothing the audience shows changed) writes nothing but moves the
-        sockets that are due it on to `version`."""
+        sockets that are due it on to `version`. A versioned push is kept for sockets that
+        join late, from before their join arrives (their relay sends them already)."""
+        frames = Frames(text.encode()) if text else None
+        if version is not None:
+            self.history.setdefault(group, History()).add(version, prev, frames)
         members = self.groups.get(group)
         if not members:
             return
-        frames = Frames(text.encode()) if text else None
         cap = self.cap
         for sock, have in list(members.items()):
             if sock.held:

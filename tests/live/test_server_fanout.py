@@ -191,8 +191,8 @@ def test_a_screen_is_written_nothing_when_nothing_it_shows_changed(live):
     for ws in (board, floor):
         ws.text()  # the build's line, or the snapshot
     board.text()  # the wallboard's snapshot
-    # A push between reading the snapshot and joining is missed, and the next one resyncs
-    # the socket once (a loaded machine makes that gap wide): let that settle first.
+    # Pushes between reading the snapshot and joining are written on joining (hub.py's
+    # history): let them settle first.
     frames(floor, 10)
     quiet(board)
     started = time.monotonic()
