@@ -76,10 +76,17 @@
   function age(elt, now) {
     return Number.isNaN(elt.sinceMs) ? null : Math.max(0, (now - elt.sinceMs) / 1000);
   }
+  // The text node is rewritten in place: no node made and dropped per timer and second
+  // (a 4K wallboard rewrites a thousand of them).
   function showTime(elt, now) {
     const s = age(elt, now);
     const text = s === null ? "–" : clock(s);
-    if (elt.timerOut.textContent !== text) elt.timerOut.textContent = text;
+    const out = elt.timerOut;
+    if (out.shown === text) return;
+    out.shown = text;
+    const node = out.firstChild;
+    if (node && node.nodeType === Node.TEXT_NODE && !node.nextSibling) node.data = text;
+    else out.textContent = text;
   }
   function showLimit(tile, now) {
     return setLevel(tile, level(age(tile, now), thresholds[tile.dataset.limit], false));
@@ -131,7 +138,7 @@
       badge.dataset.count = String(breaches);
       badge.textContent = `${breaches} over limit`;
     }
-    if (sortDirty) sortGrid();
+    if (sortDirty && performance.now() >= nextSortAt) sortGrid();
     if (countDirty) showCount();
     showFreshness();
   }
@@ -243,6 +250,7 @@
   // 2.4.3); between those, keys changing (time in state) move them by CSS order alone.
   function sortGrid() {
     sortDirty = false;
+    sortedInPass = true;
     const g = grid();
     if (!g) return;
     const sorted = [...g.children].sort((a, b) =>
@@ -289,9 +297,16 @@
   let nextPassAt = 0;
   const afterFrame = new MessageChannel(); // a task after the frame's rendering
   let passStartedAt = 0;
+  let sortedInPass = false;
   afterFrame.port1.onmessage = () => {
     const now = performance.now();
-    nextPassAt = now + (now - passStartedAt);
+    const cost = now - passStartedAt;
+    lastCost = cost;
+    nextPassAt = now + cost * (catchingUp ? 2 : 1);
+    // Re-grouping a thousand tiles lays out the whole grid: a screen where that is slow
+    // re-sorts less often (a tile's colour shows its state at once; its place follows).
+    if (sortedInPass) nextSortAt = now + Math.min(SORT_EVERY_MAX_MS, cost * SORT_PACE);
+    sortedInPass = false;
   };
   function schedule() {
     if (scheduled) return;
@@ -299,6 +314,51 @@
     const wait = nextPassAt - performance.now();
     if (wait > 0) setTimeout(() => requestAnimationFrame(applyArrived), wait);
     else requestAnimationFrame(applyArrived);
+  }
+
+  /* ---- A screen that cannot keep up (a TV's stick PC) ----
+   * When changes wait longer than BEHIND_MS for their pass, the screen says it is catching
+   * up: each pass then applies everything held, panel by panel, and the next waits twice
+   * as long as the last took, so the timers, the clock and the socket keep their share.
+   * Nothing is dropped: the newest fragment of each tile wins, so a pass's work is bounded
+   * by the panel's size however far behind it was. It says so until passes are prompt. */
+  const BEHIND_MS = 1000;
+  const SORT_PACE = 8; // a sort's pass may take at most an eighth of the time until the next
+  const SORT_EVERY_MAX_MS = 10000;
+  let nextSortAt = 0;
+  let oldestAt = 0; // when the oldest message not yet applied arrived
+  let catchingUp = false;
+  let promptPasses = 0;
+  let lastCost = 0; // the last pass's, from its start to the task after its frame
+  function showCatchingUp(on, everyMs) {
+    let note = document.getElementById("catching-up");
+    if (!on) {
+      if (note) note.hidden = true;
+      return;
+    }
+    if (!note) {
+      note = document.createElement("div");
+      note.id = "catching-up";
+      note.className = "catching-up";
+      note.setAttribute("role", "status");
+      (conn?.parentElement || document.body).insertBefore(note, conn?.nextSibling || null);
+    }
+    note.hidden = false;
+    const every = Math.max(1, Math.round(everyMs / 1000));
+    const text = `Catching up: this screen shows changes every ${every} s · nothing is lost`;
+    if (note.textContent !== text) note.textContent = text;
+  }
+  function paceCatchingUp(now) {
+    // A change waits for the pause after the last pass and for its own: about two passes
+    const held = oldestAt ? now - oldestAt : 0;
+    const waited = Math.max(held, 2 * lastCost);
+    if (waited > BEHIND_MS) {
+      catchingUp = true;
+      promptPasses = 0;
+    } else if (catchingUp && held < BEHIND_MS / 2 && ++promptPasses >= 5) {
+      catchingUp = false;
+    }
+    showCatchingUp(catchingUp, Math.max(waited, 3 * lastCost));
   }
 
   // A tile's keys are worked out once, when it arrives.
@@ -378,9 +438,17 @@
 
   function applyArrived() {
     scheduled = false;
-    if (!arrived.length) return;
+    if (!arrived.length && !tickDue) return;
     passStartedAt = performance.now();
     afterFrame.port2.postMessage(0);
+    if (tickDue && !arrived.length) {
+      tickDue = false;
+      if (catchingUp) paceCatchingUp(passStartedAt); // nothing waits: a prompt pass
+      tick();
+      return;
+    }
+    paceCatchingUp(passStartedAt);
+    oldestAt = 0;
     const template = document.createElement("template");
     template.innerHTML = arrived.join("");
     arrived.length = 0;
@@ -397,12 +465,30 @@
     for (const elt of newest.values()) place(elt, now);
     if (tileAdded) sortGrid(); // a new agent takes its place now; changed keys on the tick
     tileAdded = false;
+    if (tickDue) {
+      tickDue = false;
+      tick(); // the second's timers in the same frame as the tiles: one rendering, not two
+    }
     document.dispatchEvent(new CustomEvent("live:applied"));
   }
 
-  if (socketElt?.dataset.paint === "frame") {
+  // On pages that apply the pushes per frame, the one-second tick is a pass of its own
+  // (or rides along with one): its timers and sort are painted with the tiles.
+  const framePaint = socketElt?.dataset.paint === "frame";
+  let tickDue = false;
+  function tickSoon() {
+    if (!framePaint || document.hidden) {
+      tick();
+      return;
+    }
+    tickDue = true;
+    schedule();
+  }
+
+  if (framePaint) {
     socketElt.addEventListener("htmx:wsBeforeMessage", (e) => {
       e.preventDefault(); // this script applies it, with what else arrives before the frame
+      if (!arrived.length) oldestAt = performance.now();
       arrived.push(e.detail.message);
       lastMessageAt = Date.now();
       if (document.hidden)
@@ -469,7 +555,7 @@
   tick();
   showClock();
   setInterval(() => {
-    tick();
+    tickSoon();
     showClock();
   }, 1000);
 })();

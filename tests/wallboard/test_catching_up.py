@@ -1,0 +1,71 @@
+"""A TV that cannot keep up, in Chromium against a real dashboard and simulated tenant: a 4K
+wallboard whose CPU is throttled far below what the floor's pushes need says it is catching
+up; once the floor is quiet it shows exactly the state (every tile as the server has it),
+and it says so no more once it has the CPU again."""
+
+import time
+
+import pytest
+
+from dashboard.testing.browsers import wait_for_js
+from dashboard.testing.links import create_link
+from dashboard.testing.servers import start_dashboard
+from dashboard.testing.simulator import start_simulator
+
+AGENTS = 400
+TILES = """() => Object.fromEntries([...document.querySelectorAll('#agents .agent')].map(
+  (t) => [t.id, [t.dataset.seq, t.dataset.state, t.dataset.since]]))"""
+ALL_TILES = f"document.querySelectorAll('#agents .agent').length === {AGENTS}"
+
+
+@pytest.fixture(scope="module")
+def floor(tmp_path_factory):
+    sim = start_simulator("--faults", "--agents", AGENTS, "--events-per-second", 150, "--seed", 5)
+    sim.control("pause")
+    server = start_dashboard(sim, tmp_path_factory.mktemp("tv"))
+    try:
+        manager = server.signed_in_client(server.add_user("mia", "manager"))
+        yield sim, server, manager
+    finally:
+        server.stop()
+        sim.stop()
+
+
+@pytest.mark.timeout(300)
+def test_a_tv_that_falls_behind_says_so_then_shows_the_state(floor, browser):
+    sim, server, manager = floor
+    url = create_link(manager, "Slow TV", ["agents"])
+    context = browser.new_context(viewport={"width": 3840, "height": 2160})
+    tv = context.new_page()
+    errors = []
+    tv.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        tv.goto(url)
+        wait_for_js(tv, ALL_TILES)
+        cdp = context.new_cdp_session(tv)
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": 20})
+        sim.control("resume")
+        wait_for_js(tv, "document.getElementById('catching-up')?.hidden === false", 60_000)
+        assert "nothing is lost" in tv.inner_text("#catching-up")
+        sim.control("pause")
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})  # still a slow screen
+        # The state as the server has it once the floor is quiet: the same link's page,
+        # rendered now. The slow TV gets there by itself.
+        other = browser.new_context(viewport={"width": 3840, "height": 2160})  # another screen
+        fresh = other.new_page()
+        fresh.goto(url)
+        wait_for_js(fresh, ALL_TILES)
+        state = fresh.evaluate(TILES)
+        other.close()
+        assert len(state) == AGENTS
+        deadline = time.monotonic() + 120
+        while (shown := tv.evaluate(TILES)) != state:
+            differ = [(k, shown.get(k), v) for k, v in state.items() if shown.get(k) != v]
+            assert time.monotonic() < deadline, (len(differ), differ[:3])
+            time.sleep(2)
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
+        wait_for_js(tv, "document.getElementById('catching-up').hidden", timeout=30_000)
+        assert errors == []
+    finally:
+        sim.control("pause")
+        context.close()
