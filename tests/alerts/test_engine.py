@@ -1,6 +1,7 @@
 """The engine's evaluation on a live state made by hand: hold to fire, escalation, hold to
 clear, one alert per rule and subject, exact due moments between events."""
 
+import random
 from datetime import UTC, timedelta
 from zoneinfo import ZoneInfo
 
@@ -14,7 +15,7 @@ from dashboard.alerts.engine import (
     RuleSpec,
     sentence,
 )
-from dashboard.alerts.models import ALARM, QUEUE, TEAM, WARN, Metric
+from dashboard.alerts.models import AGENT_STATES, ALARM, QUEUE, TEAM, WARN, Metric
 from dashboard.live.state import LiveState
 from dashboard.testing.feeds import T0, Events
 
@@ -180,3 +181,45 @@ def test_an_alert_restored_open_clears_by_its_subject_when_the_condition_is_gone
     assert engine.evaluate(floor, at(30)) == []
     [t] = engine.evaluate(floor, at(31))
     assert (t.kind, t.subject, t.level, t.at) == (CLEARED, "team:Sales", ALARM, at(31))
+
+
+def test_every_agent_over_a_limit_is_in_some_open_groups_list():
+    """A busy floor of 200 agents in four teams moving at random for ten minutes, evaluated
+    twice a second: whoever has been in a state past a rule's limit (and its hold) is listed
+    by the open alert of their team and rule, as the transitions say it, at every pass."""
+    rng = random.Random(38)
+    events = Events()
+    teams = ["Sales North", "Sales South", "Retention", "Support"]
+    agents = {f"a{i}": teams[i % 4] for i in range(200)}
+    floor = floor_with(*[events.agent(0, a, "available", team=t) for a, t in agents.items()])
+    rules = [
+        RuleSpec(1, "Ringing", Metric.RINGING, warn=20, clear_s=30, alarm_share_pct=10),
+        RuleSpec(2, "Wrap-up", Metric.WRAP_UP, warn=25, alarm=60, hold_s=2, clear_s=5),
+        RuleSpec(3, "Paused", Metric.PAUSED, TEAM, "Support", warn=40, clear_s=0),
+    ]
+    engine = Engine(rules)
+    lists: dict[tuple[int, str], set] = {}  # open alerts' members, from the transitions
+    raised = 0
+    for step in range(1, 1200):
+        now_s = step / 2
+        for agent_id in rng.sample(sorted(agents), 20):  # 40 state changes a second
+            status = rng.choice(["available", "ringing", "on_call", "wrap_up", "paused"])
+            floor.state.apply(events.agent(now_s, agent_id, status, team=agents[agent_id]))
+        for t in engine.evaluate(floor, at(now_s)):
+            key = (t.rule.id, t.subject)
+            if t.kind == CLEARED:
+                del lists[key]
+            else:
+                lists[key] = {m[0] for m in t.members}
+                raised += t.kind == RAISED
+        for a in floor.state.agents.values():
+            for rule in rules:
+                if a.status != AGENT_STATES[rule.metric]:
+                    continue
+                if rule.scope == TEAM and a.team != rule.scope_value:
+                    continue
+                spent = (at(now_s) - a.since).total_seconds()
+                if spent > rule.warn + rule.hold_s:
+                    group = (rule.id, f"team:{a.team}")
+                    assert a.agent_id in lists.get(group, ()), (now_s, rule.name, a.agent_id)
+    assert raised >= 4  # the floor did cross its limits
