@@ -342,7 +342,7 @@ class Engine:
     def _group(self, rule: RuleSpec, floor: Floor, changes, now) -> list[Transition]:
         """A grouped rule's per-team alerts, from its agents' trackers after this pass's
         `changes` (which stay inside the engine)."""
-        teams: dict[str, list] = {}  # group subject -> [(value, agent id, name, level)]
+        teams: dict[str, list] = {}  # group subject -> [(value, agent id, name, level, team)]
         for (rule_id, subject), tracker in self.trackers.items():
             if rule_id != rule.id or tracker.level is None or tracker.reading is None:
                 continue
