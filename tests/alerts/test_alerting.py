@@ -111,10 +111,24 @@ def test_a_loaded_queue_fires_escalates_and_clears_once_emptied(floor):
 
 def test_a_failed_post_is_retried_and_every_delivery_is_in_the_managers_log(floor):
     sim, server, receiver, rules = floor
-    wait_until(lambda: len(posted(receiver)) >= 2, 30, "the first two posts")
-    first, second = posted(receiver)[:2]
-    assert first.body == second.body  # the 503 answered the first: the same body again
-    assert second.received_at - first.received_at >= 0.9  # after a backoff
+    earlier = {p.payload["id"] for p in posted(receiver, PAUSED)}
+    agent = next(a for a in sim.agents() if a["status"] == "available")
+    sim.control("agent-status", agent_id=agent["agentId"], status="paused")  # a transition
+
+    def posted_of(transition):
+        return [
+            p
+            for p in posted(receiver, PAUSED)
+            if p.payload["transition"] == transition and p.payload["id"] not in earlier
+        ]
+
+    [raised, *_] = wait_until(lambda: posted_of("raised"), 30, "its alert raised")
+    sim.control("agent-status", agent_id=agent["agentId"], status="available")
+    wait_until(lambda: posted_of("cleared"), 30, "its alert cleared")  # before the next test
+    assert raised.payload["members"] == [agent["agentId"]]
+    (_, first), (_, second) = receiver.received[:2]
+    assert first == second  # the 503 answered the very first POST: the same body again
+    assert receiver.received_at[1] - receiver.received_at[0] >= 0.9  # after a backoff
     page = rules.client.get("/alerts/deliveries/").text
     assert re.search(r'<tr class="delivery" data-delivered="1">', page)
     assert "delivered (200)" in page
