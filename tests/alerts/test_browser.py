@@ -119,8 +119,17 @@ def test_the_tray_shows_my_teams_group_first_notifies_once_and_is_acknowledged(f
         wait_for_js(page, f"{note_of}.length > 0", timeout=10_000)
         [note] = page.evaluate(note_of)
         assert note["title"] == "Alarm" and note["body"].startswith("Alarm: ")
+        group_page = context.new_page()  # the alert's page: its agents, live
+        group_page.goto(server.url + entry.locator("a").get_attribute("href"))
+        group_page.wait_for_selector("#conn[data-state=live]")
+        listed = "#alert-members li[data-agent]"
+        assert sorted(
+            group_page.eval_on_selector_all(listed, "ls => ls.map(l => l.dataset.agent)")
+        ) == sorted(a["agentId"] for a in agents)
         one_more = free(sim, mine)
         set_status(sim, one_more, "paused")  # a member joins: the list, not a notification
+        group_page.wait_for_selector(f"#alert-members li[data-agent='{one_more[0]['agentId']}']")
+        group_page.close()
         wait_for_js(page, says(mine, "4 of"))
         screenshot(page, "alerts-1-tray-alarm")
 
