@@ -123,6 +123,8 @@ ALERT_WEBHOOK_SECRET = env("ALERT_WEBHOOK_SECRET", default="")
 ALERT_WEBHOOK_TIMEOUT_S = env.float("ALERT_WEBHOOK_TIMEOUT_S", default=5.0)
 # Tries per transition, 1, 2, 4, 8 and 16 s apart.
 ALERT_WEBHOOK_ATTEMPTS = env.int("ALERT_WEBHOOK_ATTEMPTS", default=6)
+# At most one POST this often; what falls due meanwhile is folded into the next one.
+ALERT_WEBHOOK_MIN_INTERVAL_S = env.float("ALERT_WEBHOOK_MIN_INTERVAL_S", default=10.0)
 # The dashboard's own address, for the links in the webhook's body (`url`).
 DASHBOARD_URL = env("DASHBOARD_URL", default=f"http://127.0.0.1:{DEMO_PORT}").rstrip("/")
 

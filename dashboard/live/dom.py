@@ -11,5 +11,6 @@ def queue_tile(queue_id: str) -> str:
     return f"#queue-{queue_id}"
 
 
+KPIS = "#kpis"  # the KPI strip, _kpis.html
 WAIT_FIGURE = '#kpis [data-limit="wait"]'  # the longest wait, beside the service level
 COACHING_PANEL = "#wb-alerts"  # the wallboard's coaching panel, one of the feed's panels
