@@ -146,6 +146,7 @@ INSTALLED_APPS = [
     "dashboard.alerts",
     "dashboard.drilldown",
     "dashboard.replay",
+    "dashboard.interventions",
     "dashboard.main",
     "dashboard.simulator",
 ]
@@ -179,6 +180,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "dashboard.accounts.context.navigation",
                 "dashboard.alerts.context.alert_tray",
+                "dashboard.interventions.context.acting",
             ],
         },
     },
