@@ -22,7 +22,7 @@ from .models import Intervention
 log = logging.getLogger("dashboard.interventions")
 DONE, REFUSED, FAILED = Intervention.DONE, Intervention.REFUSED, Intervention.FAILED
 STATUS_WORDS = {"available": "available", "paused": "paused", "offline": "signed out"}
-STATUS_VERBS = {"available": "make available", "paused": "pause", "offline": "sign out"}
+STATUS_VERBS = {"available": "make them available", "offline": "sign them out"}
 PAUSE_REASONS = ("Coaching", "Break", "Meeting", "Training", "Lunch")
 
 
@@ -193,7 +193,7 @@ def _in_words(action, answer: ask.Answer, asked: str, agent_id: str, dial: str) 
         return Result(
             False,
             f"{who} is busy with a call: you can only pause them now (the pause starts "
-            f"after the wrap-up), not {STATUS_VERBS.get(status, status)} them.",
+            f"after the wrap-up), not {STATUS_VERBS.get(status, status)}.",
             409,
         )
     if code == "invalid_dial":
