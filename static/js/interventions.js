@@ -84,11 +84,11 @@
   async function send(form, submitter, url, where) {
     if (busy) return;
     busy = true;
+    const body = new FormData(form, submitter); // before the buttons are disabled: a disabled one is left out
     const buttons = [...form.querySelectorAll("button")];
     for (const b of buttons) b.disabled = true;
     where.textContent = "Asking the service…";
     try {
-      const body = new FormData(form, submitter);
       const r = await fetch(url, {
         method: "POST",
         body,
@@ -128,7 +128,13 @@
       if (opened) send(form, e.submitter, form.action, out);
     });
   }
-  menu.addEventListener("close", () => menu.opener?.isConnected && menu.opener.focus());
+  // Back to the button that opened it, or to its successor: a push may have replaced the row.
+  menu.addEventListener("close", () => {
+    const opener = menu.opener;
+    const home = opener?.closest("[id]")?.id;
+    const again = opener?.isConnected ? opener : home && document.getElementById(home);
+    (again?.matches(".act") ? again : again?.querySelector(".act"))?.focus();
+  });
 
   // ---- The session bar --------------------------------------------------------------------
   const barForm = bar.querySelector("form");
