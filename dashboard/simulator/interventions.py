@@ -324,9 +324,23 @@ async def control_end_call(sim, data):
         await sim.send(ORG_A, kind, payload)
 
 
+async def control_coaching_alert_on_call(sim, data):
+    """A coaching alert raised now on a live call of organisation A (delivered as the
+    `coaching_alert` webhook); the alert."""
+    from .tenants import ORG_A
+
+    centre = sim.centres[ORG_A]
+    call = centre.calls.get(data.get("call_id"))
+    if call is None or not call.agent_id:
+        raise _error(400, "bad_request", "call_id of a live call with an agent needed")
+    alert = centre.alert_data(call)
+    return {"deliveries": await sim.deliver(ORG_A, [("coaching_alert", alert)]), "data": alert}
+
+
 CONTROLS = {
     ("GET", "interventions"): control_interventions,
     ("POST", "intervention-fault"): control_intervention_fault,
     ("POST", "start-call"): control_start_call,
     ("POST", "end-call"): control_end_call,
+    ("POST", "coaching-alert-on-call"): control_coaching_alert_on_call,
 }

@@ -1,6 +1,7 @@
 import pytest
 
-from dashboard.testing.servers import start_dashboard
+from dashboard.testing.processes import free_port
+from dashboard.testing.servers import WEBHOOK_SECRET, start_dashboard
 from dashboard.testing.simulator import start_simulator
 
 
@@ -8,10 +9,14 @@ from dashboard.testing.simulator import start_simulator
 def served(tmp_path_factory):
     """A simulated tenant and a dashboard following it, with a Manager (mia), two
     Supervisors (bob, sue), a Wallboard viewer (wally)."""
-    sim = start_simulator("--faults", "--seed", "7", "--agents", "12")
+    port = free_port()
+    hook = ("--webhook-url", f"http://127.0.0.1:{port}/webhooks/service/")
+    sim = start_simulator(
+        "--faults", "--seed", "7", "--agents", "12", *hook, "--webhook-secret", WEBHOOK_SECRET
+    )
     server = None
     try:
-        server = start_dashboard(sim, tmp_path_factory.mktemp("act"))
+        server = start_dashboard(sim, tmp_path_factory.mktemp("act"), port=port)
         for name, role in (("mia", "manager"), ("bob", "supervisor"), ("sue", "supervisor")):
             server.add_user(name, role)
         server.add_user("wally", "wallboard")

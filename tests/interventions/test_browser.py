@@ -108,3 +108,26 @@ def test_a_wallboard_never_offers_the_controls(served, page):
     assert page.locator(".act:visible").count() == 0
     assert page.locator("#act-menu, #monitor-bar").count() == 0
     sim.control("end-call", call_id=call_id)
+
+
+def test_a_coaching_alert_on_a_live_call_offers_listen_and_whisper(served, page):
+    sim, server = served
+    call_id, _ = live_call(sim, server, 8)
+    sim.control("coaching-alert-on-call", call_id=call_id)
+    sign_in(page, server, "mia")
+    page.goto(f"{server.url}/coaching/")
+    offer = page.locator(f"button.act[data-call='{call_id}']")
+    offer.wait_for()
+    offer.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#act-menu[open]")
+    assert page.is_visible("#act-menu button[value=whisper]")
+    assert not page.is_visible("#act-menu button[value=barge]")
+    assert not page.is_visible("#act-menu .act-state")
+    if page.is_visible("#act-dial-input"):
+        page.fill("#act-dial-input", "+447700900555")
+    page.click("#act-menu button[value=whisper]")
+    page.wait_for_selector("#act-menu .act-out[data-ok=true]")
+    [session] = sessions_on(sim, call_id)
+    assert session["mode"] == "whisper"
+    sim.control("end-call", call_id=call_id)

@@ -21,3 +21,9 @@ def agent_name(agent_id, names) -> str:
 def named(some_id, names) -> str:
     """A name the service gave for the id, else a short form of the id."""
     return names.get(some_id) or f"{str(some_id)[:8]}…"
+
+
+@register.filter
+def team_of_call(call_id, live_calls) -> str:
+    """The team of the agent on a live call ("" when none is known)."""
+    return live_calls.get(call_id, "")
