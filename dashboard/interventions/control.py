@@ -178,6 +178,9 @@ def _in_words(action, answer: ask.Answer, asked: str, agent_id: str, dial: str) 
             False, f"This service does not offer {what}; the controls are hidden.", 404, hide=group
         )
     code = answer.code
+    if code in ("no_such_call", "no_such_agent"):
+        what = "call" if code == "no_such_call" else "agent"
+        return Result(False, f"The service does not know this {what}.", 404)
     if code == "call_not_live":
         return Result(
             False, "This call has ended or is not connected yet: there is nothing to join.", 409

@@ -121,7 +121,7 @@ async def start_monitor(sim, r, call_id):
         raise _error(422, "invalid_dial", "dial must be an E.164 number or a sip: URI")
     call = r.centre.calls.get(call_id)
     if call is None and call_id not in r.centre.history:
-        raise _error(404, "not_found", "No such call")
+        raise _error(404, "no_such_call", "No such call")
     if call is None or call.state != "in_progress":
         raise _error(409, "call_not_live", "The call has ended or is not connected yet")
     floor = sim.floor
@@ -155,7 +155,7 @@ async def start_monitor(sim, r, call_id):
 def _session(sim, r, call_id, session_id) -> Session:
     session = sim.floor.sessions.get(session_id)
     if session is None or session.org != r.org or session.call_id != call_id:
-        raise _error(404, "not_found", "No such monitoring session")
+        raise _error(404, "no_such_session", "No such monitoring session")
     return session
 
 
@@ -187,7 +187,7 @@ async def set_agent_status(sim, r, agent_id):
         raise _error(422, "invalid_status", f"status must be one of {', '.join(STATUSES)}")
     agent = r.centre.agents.get(agent_id)
     if agent is None:
-        raise _error(404, "not_found", "No such agent")
+        raise _error(404, "no_such_agent", "No such agent")
     by = by if isinstance(by, str) and by else None
     centre = r.centre
     centre.now = time.time()
