@@ -7,7 +7,7 @@ from django.core.cache import cache
 
 from dashboard.accounts.models import teams_of
 from dashboard.accounts.roles import MANAGER, RANK, SUPERVISOR, user_role
-from dashboard.live.feed import AGENT_TEAMS_KEY
+from dashboard.live.feed import AGENT_TEAMS_KEY, live_calls
 
 ABSENT_KEY = "interventions:absent:{}"  # "monitor" / "agent-status": the service lacks it
 ABSENT_S = 600  # a 404/405 hides the controls this long, then they are offered again
@@ -32,6 +32,11 @@ def abilities(user) -> dict | None:
 def team_of(agent_id: str) -> str | None:
     """The agent's team as the live floor last told it (None: not on the floor)."""
     return (cache.get(AGENT_TEAMS_KEY) or {}).get(agent_id)
+
+
+def call_of(call_id: str) -> tuple[str, str]:
+    """(agent id, team) of a live call as the live floor last showed it; ("", "") unknown."""
+    return live_calls().get(call_id, ("", ""))
 
 
 def refusal(can: dict | None, *, team: str | None, status: str = "") -> str:

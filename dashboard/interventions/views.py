@@ -57,15 +57,17 @@ async def agent_state(request, agent_id):
 
 async def _call_refusal(can, call_id: str) -> str:
     """A Supervisor with "my floor" set monitors their teams' calls only: the call's agent
-    is asked of the service (the web process holds no live state)."""
+    as the live floor last showed it, else as the service tells it."""
     if can is None or not can["teams"]:
         return policy.refusal(can, team=None) if can is None else ""
-    try:
-        call = await service().call(call_id[:ID_LIMIT])
-    except Exception:  # the service's failure is said, never a 500
-        return "The service could not tell whose call this is, so it cannot be checked."
-    agent_id = call.agent_id if call else None
-    team = await sync_to_async(policy.team_of)(agent_id) if agent_id else None
+    agent_id, team = await sync_to_async(policy.call_of)(call_id)
+    if not agent_id:
+        try:
+            call = await service().call(call_id[:ID_LIMIT])
+        except Exception:  # the service's failure is said, never a 500
+            return "The service could not tell whose call this is, so it cannot be checked."
+        agent_id = call.agent_id if call else None
+        team = await sync_to_async(policy.team_of)(agent_id) if agent_id else None
     return policy.refusal(can, team=team)
 
 

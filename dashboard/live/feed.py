@@ -44,9 +44,7 @@ SNAPSHOT_KEY = "live:snapshot"
 STATUS_KEY = "live:upstream"
 NAMES_KEY = "live:agent-names"  # agent id -> name, for pages fed by webhooks (ids only)
 AGENT_TEAMS_KEY = "live:agent-teams"  # agent id -> team, for the alerts about one agent
-CALLS_KEY = (
-    "live:calls"  # live call id -> its agent's team ("" for none), for pages that offer to monitor
-)
+CALLS_KEY = "live:calls"  # live call id -> (its agent, the agent's team), for monitoring
 TICK_S = 0.05  # the coalescing tick; docs/performance.md measured 0.1, 0.05 and 0.033 s
 # The KPI strip is rendered and sent at most this often (it changes with nearly every event:
 # 4 KB in every push otherwise); a change in between goes out when this much has passed.
@@ -218,9 +216,10 @@ class LiveFeed:
             keep[AGENT_TEAMS_KEY] = {a.agent_id: a.team for a in agents}
             self._named = len(self.state.agents)
         if changes.full or changes.calls or changes.removed_calls:
-            teams = {a.agent_id: a.team for a in self.state.agents.values()}
+            agents = self.state.agents
             keep[CALLS_KEY] = {
-                k: teams.get(x.agent_id or "", "") for k, x in self.state.calls.items()
+                k: (x.agent_id or "", agents[x.agent_id].team if x.agent_id in agents else "")
+                for k, x in self.state.calls.items()
             }
         # In a thread of its own: `cache.aset` would queue behind every view's database work
         # in Django's one shared sync thread (a sign-in's password hash alone takes 0.3 s).
@@ -382,8 +381,8 @@ def rendered_floor(audience: Shows) -> tuple[int | None, dict[str, str]]:
     return version, {p: parts.get(k, "") for p, k in keys}
 
 
-def live_calls() -> dict[str, str]:
-    """The calls live now, with their agent's team, as the last push left them."""
+def live_calls() -> dict[str, tuple[str, str]]:
+    """The calls live now: (agent id, team), "" for none, as the last push left them."""
     return cache.get(CALLS_KEY) or {}
 
 

@@ -492,18 +492,33 @@ class CallMonitor:
     at: datetime | None
 
 
+def _id_text(value) -> str:
+    """An id the dashboard gave (a user's), as text; "" when it is not one."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value if isinstance(value, str) and len(value) <= 200 else ""
+
+
 def parse_monitor(d) -> CallMonitor:
     d = obj(d, "call.monitor")
     mode, state = d.get("mode"), d.get("state")
     return CallMonitor(
         call_id=string(d, "call_id"),
         session_id=string(d, "session_id"),
-        supervisor_id=string(d, "supervisor_id", optional=True, default=""),
+        supervisor_id=_id_text(d.get("supervisor_id")),
         supervisor_name=text(d, "supervisor_name", limit=NAME_LIMIT) or "A supervisor",
         mode=mode if mode in MONITOR_MODES else "unknown",
         state=state if state in MONITOR_STATES else "ended",
-        at=timestamp(d, "at", optional=True),
+        at=_moment(d, "at"),
     )
+
+
+def _moment(d: dict, key: str) -> datetime | None:
+    """An optional time; a wrong one is None (the event's own time stands in)."""
+    try:
+        return timestamp(d, key, optional=True)
+    except ContractError:
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -525,7 +540,7 @@ def parse_session(d) -> MonitorSession:
         call_id=string(d, "call_id"),
         mode=mode if mode in MONITOR_MODES else "unknown",
         state=state if state in MONITOR_STATES else "dialing",
-        started_at=timestamp(d, "started_at", optional=True),
+        started_at=_moment(d, "started_at"),
     )
 
 

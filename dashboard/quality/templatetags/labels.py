@@ -26,4 +26,4 @@ def named(some_id, names) -> str:
 @register.filter
 def team_of_call(call_id, live_calls) -> str:
     """The team of the agent on a live call ("" when none is known)."""
-    return live_calls.get(call_id, "")
+    return live_calls.get(call_id, ("", ""))[1]
