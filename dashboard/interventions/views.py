@@ -90,5 +90,5 @@ def _dial(user, given: str) -> tuple[str, str]:
 def _answer(request, result: Result):
     if "application/json" in request.headers.get("Accept", ""):
         return JsonResponse(result.json(), status=result.status)
-    html = render_to_string("interventions/_result.html", {"result": result}, request=request)
+    html = render_to_string("interventions/_result.html", {"result": result})
     return HttpResponse(html, status=result.status)

@@ -105,6 +105,13 @@ def test_each_refusal_is_said_and_recorded_and_a_missing_group_hides_the_control
         sim.control("intervention-fault", status=503, group="monitor", seconds=30)
         r = post(mia, f"/calls/{call_id}/monitor/", mode="listen", **dial)
         assert r.status_code == 502 and "HTTP 503" in r.json()["message"]
+        fragment = mia.post(  # htmx and forms: the page's fragment
+            f"/calls/{call_id}/monitor/",
+            data={"mode": "listen", **dial},
+            headers={"X-CSRFToken": mia.cookies["csrftoken"]},
+        )
+        assert fragment.headers["content-type"].startswith("text/html")
+        assert 'role="alert"' in fragment.text and "HTTP 503" in fragment.text
         sim.control("intervention-fault", status=0, delay_s=6, group="monitor", seconds=30)
         r = post(mia, f"/calls/{call_id}/monitor/", mode="listen", **dial)
         assert r.status_code == 504 and "within 5 seconds" in r.json()["message"]
@@ -117,6 +124,7 @@ def test_each_refusal_is_said_and_recorded_and_a_missing_group_hides_the_control
         r = post(mia, f"/calls/{call_id}/monitor/", mode="listen", monitor_dial="sip:bad")
         assert r.status_code == 400  # refused by the dashboard: never sent
         page = mia.get(f"/calls/{call_id}/").text
+        assert page.count("Not confirmed (503)") == 2
         for said in ("Not confirmed (503)", "Not confirmed:", "Refused (403)"):
             assert said in page, said
         sim.control("intervention-fault", status=404, group="agent-status", seconds=60)
