@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import alerts, browser, reconnect, replay
+from bench import alerts, browser, interventions, reconnect, replay
 from dashboard.live.feed import TICK_S  # the reference coalesces on the live feed's tick
 from dashboard.testing.processes import Process, free_port
 from dashboard.testing.servers import start_dashboard
@@ -60,6 +60,7 @@ SCENARIOS = {
 }
 OTHERS = {  # scenarios with a module of their own
     "reconnect": reconnect.measure,
+    "interventions": interventions.measure,
     "replay": replay.measure,
     "replay_smoke": lambda workdir, spawn: replay.measure(  # the smoke test's
         workdir, agents=50, rate=50, seconds=120, seeks=20
@@ -99,6 +100,7 @@ DEFAULT = (
     "browser",
     "browser_small",
     "alerts",
+    "interventions",
 )
 
 

@@ -148,6 +148,7 @@ INSTALLED_APPS = [
     "dashboard.alerts",
     "dashboard.drilldown",
     "dashboard.replay",
+    "dashboard.interventions",
     "dashboard.main",
     "dashboard.simulator",
     "dashboard.shared",  # its template tag library: the links to the agent and call pages
@@ -182,6 +183,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "dashboard.accounts.context.navigation",
                 "dashboard.alerts.context.alert_tray",
+                "dashboard.interventions.context.acting",
             ],
         },
     },

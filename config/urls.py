@@ -21,6 +21,7 @@ accounts = [
     path("preferences/", account_views.preferences, name="preferences"),
     path("preferences/theme/", account_views.set_theme, name="set-theme"),
     path("preferences/teams/", account_views.set_teams, name="set-teams"),
+    path("preferences/monitor-dial/", account_views.set_monitor_dial, name="set-monitor-dial"),
     path("preferences/views/", account_views.save_view, name="save-view"),
     path("preferences/views/<int:pk>/delete/", account_views.delete_view, name="delete-view"),
 ]
@@ -35,6 +36,7 @@ urlpatterns = [
     path("", include("dashboard.reports.urls")),
     path("", include("dashboard.wallboard.urls")),
     path("", include("dashboard.alerts.urls")),
+    path("", include("dashboard.interventions.urls")),
     path("", include("dashboard.drilldown.urls")),
     path("", include("dashboard.replay.urls")),
 ]

@@ -46,6 +46,7 @@ from .state import Changes, LiveState, ai_share_pct
 
 log = logging.getLogger("dashboard.live.feed")
 
+CALLS_KEY = "live:calls"  # live call id -> (its agent, the agent's team): live_calls()
 TICK_S = 0.05  # the coalescing tick; docs/performance.md measured 0.1, 0.05 and 0.033 s
 # The KPI strip is rendered and sent at most this often (it changes with nearly every event:
 # 4 KB in every push otherwise); a change in between goes out when this much has passed.
@@ -216,6 +217,12 @@ class LiveFeed:
             keep[NAMES_KEY] = {a.agent_id: a.name for a in agents}
             keep[AGENT_TEAMS_KEY] = {a.agent_id: a.team for a in agents}
             self._named = len(self.state.agents)
+        if changes.full or changes.calls or changes.removed_calls:
+            agents = self.state.agents
+            keep[CALLS_KEY] = {
+                k: (x.agent_id or "", agents[x.agent_id].team if x.agent_id in agents else "")
+                for k, x in self.state.calls.items()
+            }
         # In a thread of its own: `cache.aset` would queue behind every view's database work
         # in Django's one shared sync thread (a sign-in's password hash alone takes 0.3 s).
         await sync_to_async(store, thread_sensitive=False)(
@@ -374,6 +381,11 @@ def rendered_floor(audience: Shows) -> tuple[int | None, dict[str, str]]:
     version, parts = snapshot
     keys = zip((*audience.parts, "status"), (*audience.part_keys(), "status"), strict=True)
     return version, {p: parts.get(k, "") for p, k in keys}
+
+
+def live_calls() -> dict[str, tuple[str, str]]:
+    """The calls live now: (agent id, team), "" for none, as the last push left them."""
+    return cache.get(CALLS_KEY) or {}
 
 
 def now() -> datetime:

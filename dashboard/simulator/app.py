@@ -6,6 +6,7 @@ dashboard: the two talk over sockets only.
 
 import asyncio
 import hmac
+import inspect
 import io
 import json
 import logging
@@ -21,6 +22,7 @@ from urllib.parse import parse_qs
 
 import socketio
 
+from . import interventions
 from .model import ContactCentre, iso
 from .tenants import ORG_A, ORG_B, TokenStore, make_users
 from .webhooks import EVENTS, Deliveries
@@ -103,6 +105,7 @@ class Simulator:
         self.emitted = 0
         self.lags: list[float] = []
         self.rate_window: list[float] = []
+        self.floor = interventions.FloorControl(self)
 
     # ---- Events ---------------------------------------------------------------------------
     async def send(self, org: str, kind: str, payload: dict, room_org: str | None = None):
@@ -121,6 +124,8 @@ class Simulator:
         if kind == "agent.status" and isinstance(agent_id, str):
             await self.sio.emit(kind, data, room=f"agent:{agent_id}")
         self.emitted += 1
+        if kind == "call.ended":
+            await self.floor.call_ended(payload["call_id"])
 
     async def deliver(self, org: str, records):
         centre = self.centres[org]
@@ -341,7 +346,8 @@ class Simulator:
         handler, args = found
         centre = self.centres[user.organization_id]
         request = Request(user.organization_id, centre, query, body, headers.get("host", ""))
-        return handler(self, request, *args)
+        answer = handler(self, request, *args)
+        return await answer if inspect.isawaitable(answer) else answer
 
     def rest_agents(self, r):
         return 200, [a.rest() for a in r.centre.agents.values()], {}
@@ -664,6 +670,7 @@ API = {
     ("GET", "ai-dialer"): Simulator.rest_ai_dialer,
     ("POST", "campaigns/*/start"): Simulator.rest_start_campaign,
     ("POST", "campaigns/*/stop"): Simulator.rest_stop_campaign,
+    **interventions.API,
 }
 OUTBOUND_GROUPS = ("dialer-queue", "callbacks", "pending-bookings", "ai-dialer", "campaign-control")
 
@@ -683,6 +690,7 @@ CONTROLS = {
         for name, handler in vars(Simulator).items()
         if name.startswith("control_") and name not in ("control_stats", "control_agents")
     },
+    **interventions.CONTROLS,
 }
 
 

@@ -101,6 +101,9 @@ class Agent:
     since: float
     call_id: str | None = None
     until: float = 0.0  # simulated time of the next own move
+    pending_status: str | None = None  # asked by a supervisor during a call (contract 6.1)
+    pending_by: str | None = None
+    changed_by: str | None = None  # who set the current state (None: the agent)
 
     def rest(self):
         return {
@@ -110,6 +113,8 @@ class Agent:
             "status": self.status,
             "statusSince": iso(self.since),
             "callId": self.call_id,
+            "pendingStatus": self.pending_status,
+            "changedBy": self.changed_by,
         }
 
     def event(self):
@@ -122,6 +127,8 @@ class Agent:
                 "status": self.status,
                 "since": iso(self.since),
                 "call_id": self.call_id,
+                "pending_status": self.pending_status,
+                "changed_by": self.changed_by,
             },
         )
 
@@ -288,6 +295,11 @@ class ContactCentre:
         return events, records
 
     def set_status(self, agent: Agent, status: str, call_id=None):
+        agent.changed_by = None
+        if status == "available" and agent.pending_status:  # asked during the call: now
+            status, agent.changed_by = agent.pending_status, agent.pending_by
+            agent.pending_status = agent.pending_by = None
+            agent.until = self.now + 3600
         agent.status, agent.since, agent.call_id = status, self.now, call_id
         return agent.event()
 

@@ -217,6 +217,24 @@ class RestClient:
         body = await self.request("POST", f"/campaigns/{quote(campaign_id, safe='')}/{action}")
         return None if body is None else c.parse_campaign(body)
 
+    async def once(self, method: str, path: str, *, json=None, timeout: float) -> httpx.Response:
+        """One request, never retried (it may ring a phone: a retry could ring it twice);
+        a 401 renews the token and asks once more. Timeouts and transport errors raise."""
+        token = await self._session.token()
+        for renewed in (False, True):
+            r = await self._client.request(
+                method,
+                self._base + path,
+                json=json,
+                timeout=timeout,
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            if r.status_code != 401 or renewed:
+                return r
+            await self._session.invalidate(token)
+            token = await self._session.token()
+        return r
+
 
 def _error_fields(r: httpx.Response) -> tuple[str, str]:
     """(code, message) of an error body `{"error", "message"}`."""
