@@ -37,4 +37,5 @@ urlpatterns = [
     path("", include("dashboard.alerts.urls")),
     path("", include("dashboard.drilldown.urls")),
     path("", include("dashboard.replay.urls")),
+    path("", include("dashboard.inbound.urls")),
 ]

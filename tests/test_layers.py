@@ -27,6 +27,7 @@ PRODUCT = (
     "alerts",
     "drilldown",
     "replay",
+    "inbound",
 )
 PEERS = {"quality", "reports", "wallboard"}
 MAY_IMPORT = {
@@ -38,6 +39,7 @@ MAY_IMPORT = {
     "alerts": {"shared", "upstream", "accounts", "live"},
     "drilldown": {"shared", "upstream", "accounts", "live", *PEERS},
     "replay": {"shared", "upstream", "accounts", "live"},
+    "inbound": {"shared", "upstream", "accounts", "live"},
     "config": {*PRODUCT},
     "main": {*PRODUCT, "config"},
     "simulator": set(),

@@ -27,6 +27,8 @@ from dashboard.alerts.watch import AlertWatch
 from dashboard.drilldown.journal import Journal
 from dashboard.drilldown.retention import run_retention
 from dashboard.drilldown.tiles import TilePublisher
+from dashboard.inbound.board import InboundBoard
+from dashboard.inbound.publish import board_changed
 from dashboard.live.feed import SNAPSHOT_KEY, LiveFeed
 from dashboard.live.leader import only_when_leading
 from dashboard.live.state import LiveState
@@ -143,6 +145,7 @@ async def run_bridge(stop: asyncio.Event):
             run_retention(stop),
             watch.run(stop),
             notifier.run(stop),
+            InboundBoard(rest, state, on_board=board_changed).run(stop),
             *replay,
         )
 

@@ -1,0 +1,104 @@
+"""What the inbound pages show, read from the board the bridge keeps in the cache
+(board.py): the queues, one queue's day and ring group, and the voicemail backlog. The
+views and the pushes render the same contexts."""
+
+from django.core.cache import cache
+from django.utils import timezone
+
+from .board import BOARD_KEY
+
+EMPTY = {
+    "at": None,
+    "queues": [],
+    "floor_sl_pct": None,
+    "slots": {},
+    "voicemail": None,
+    "notes": {},
+}
+
+
+def board() -> dict:
+    return cache.get(BOARD_KEY) or EMPTY
+
+
+def minutes(seconds) -> str:
+    """A short age or duration: "45 s", "12 min", "2 h 05 min"."""
+    if seconds is None:
+        return "–"
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+def hours_text(row: dict) -> str:
+    """ "Open", "Closed · opens 08:00", "Closed · New Year's Day"."""
+    if row["open"]:
+        return "Open"
+    if row["holiday"]:
+        return f"Closed · {row['holiday']}"
+    if row["opens_at"]:
+        return f"Closed · opens {timezone.localtime(row['opens_at']):%H:%M}"
+    return "Closed"
+
+
+def shown(row: dict) -> dict:
+    return {**row, "hours": hours_text(row), "longest": minutes(row["longest_wait_s"])}
+
+
+def queues_context() -> dict:
+    b = board()
+    return {
+        "rows": [shown(r) for r in b["queues"]],
+        "floor_sl_pct": b["floor_sl_pct"],
+        "notes": b["notes"],
+        "at": b["at"],
+    }
+
+
+def queue_context(queue_id: str) -> dict:
+    b = board()
+    row = next((r for r in b["queues"] if r["id"] == queue_id), None)
+    return {
+        "queue_id": queue_id,
+        "row": shown(row) if row else None,
+        "slots": b["slots"].get(queue_id, []),
+        "members": row.get("members", []) if row else [],
+        "notes": b["notes"],
+        "at": b["at"],
+    }
+
+
+def voicemail_context() -> dict:
+    b = board()
+    part = b["voicemail"]
+    if part is None:
+        return {"voicemail": None, "notes": b["notes"], "at": b["at"]}
+    messages = [{**m, "age": minutes(m["age_s"])} for m in part["messages"]]
+    return {
+        "voicemail": {**part, "messages": messages},
+        "oldest": minutes(part["oldest_s"]) if part["oldest_s"] is not None else None,
+        "median_handle": minutes(part["median_handle_s"]),
+        "notes": b["notes"],
+        "at": b["at"],
+    }
+
+
+def forget_message(message_id: str) -> None:
+    """A message just marked handled leaves the backlog at once (the next pull agrees)."""
+    b = board()
+    part = b["voicemail"]
+    if part is None:
+        return
+    left = [m for m in part["messages"] if m["id"] != message_id]
+    if len(left) == len(part["messages"]):
+        return
+    part = {
+        **part,
+        "messages": left,
+        "oldest_s": left[0]["age_s"] if left else None,
+        "handled_today": part["handled_today"] + 1,
+    }
+    cache.set(BOARD_KEY, {**b, "voicemail": part}, None)
