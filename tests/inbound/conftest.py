@@ -1,7 +1,3 @@
-import csv
-import io
-
-import httpx
 import pytest
 
 from dashboard.testing.servers import start_dashboard
@@ -18,13 +14,3 @@ def served(sim_factory, tmp_path):
     server.add_user("alice", "manager")
     yield sim, server
     server.stop()
-
-
-def truth(sim) -> dict:
-    return httpx.get(f"{sim.control_url}/inbound", timeout=10).json()
-
-
-def csv_rows(client, path) -> list[dict]:
-    r = client.get(path, params={"format": "csv"})
-    assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
-    return list(csv.DictReader(io.StringIO(r.text)))

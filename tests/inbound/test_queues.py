@@ -2,9 +2,8 @@
 a closed queue's minutes left out of its service level, the floor's figure weighted by the
 calls each queue was offered, the day per 15 minutes and the ring group, as pages and CSV."""
 
+from dashboard.testing.inbound import csv_rows, truth
 from dashboard.testing.processes import wait_until
-
-from .conftest import csv_rows, truth
 
 CALLS = [{"wait_s": w, "outcome": "answered"} for w in (5, 15, 25)] + [
     {"wait_s": 3, "outcome": "abandoned"},
