@@ -21,7 +21,6 @@ from django.core.cache import cache
 
 from dashboard.live.state import slot_of
 from dashboard.shared.aio import pause
-from dashboard.shared.privacy import last_four, mask_phone_numbers
 from dashboard.shared.today import start_of_today
 from dashboard.upstream import inbound as up
 from dashboard.upstream.errors import NotOffered
@@ -148,11 +147,11 @@ def message_row(m: up.Voicemail, names: dict, now: datetime) -> dict:
         "id": m.id,
         "queue": names.get(m.queue_id, m.queue_id),
         "caller": m.caller_name,
-        "phone": last_four(m.phone),
+        "phone": m.phone,
         "received_at": m.received_at,
         "age_s": max(0, age),
         "duration_s": m.duration_s,
-        "transcript": mask_phone_numbers(m.transcript),
+        "transcript": m.transcript,
         "handled_by": m.handled_by,
         "handled_at": m.handled_at,
     }
@@ -178,14 +177,24 @@ class InboundBoard:
         self.state = state  # the live state: queues' waiting callers, agents' statuses
         self.on_board = on_board  # called (in a thread) with the board when it changed
         self.told: dict[str, str] = {}  # group -> what was last logged about it
+        self.woken = asyncio.Event()
+
+    def notice(self, event):
+        """A voicemail event from the bridge: read the service again now, not at the next pass."""
+        self.woken.set()
 
     async def run(self, stop: asyncio.Event):
         while not stop.is_set():
+            self.woken.clear()
             try:
                 await self.refresh()
             except Exception:  # never let one pass end the board
                 log.exception("inbound pass failed; the next one tries again")
-            await pause(stop, settings.INBOUND_POLL_S)
+            waits = {asyncio.ensure_future(self.woken.wait())}
+            waits.add(asyncio.ensure_future(pause(stop, settings.INBOUND_POLL_S)))
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            for wait in waits:
+                wait.cancel()
 
     async def pull(self, group: str, work):
         """(data, note): the data, or None and why (a group the service lacks, or an error)."""

@@ -134,7 +134,14 @@ async def run_bridge(stop: asyncio.Event):
         recorders = [FloorRecorder(state)] if settings.REPLAY_RECORD else []
         replay = [work for r in recorders for work in (r.run(stop), run_purge(stop))]
         sinks = Sinks(feed, journal, watch, *recorders)
-        bridge = Bridge(socket_url(settings.UPSTREAM_BASE_URL), rest.session, rest, sinks)
+        board = InboundBoard(rest, state, on_board=board_changed)
+        bridge = Bridge(
+            socket_url(settings.UPSTREAM_BASE_URL),
+            rest.session,
+            rest,
+            sinks,
+            on_notice=board.notice,
+        )
         await asyncio.gather(
             feed.run(stop),
             bridge.run(stop),
@@ -145,7 +152,7 @@ async def run_bridge(stop: asyncio.Event):
             run_retention(stop),
             watch.run(stop),
             notifier.run(stop),
-            InboundBoard(rest, state, on_board=board_changed).run(stop),
+            board.run(stop),
             *replay,
         )
 

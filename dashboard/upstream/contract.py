@@ -21,6 +21,9 @@ WEBHOOK_EVENTS = (
     "coaching_alert",
 )
 REALTIME_EVENTS = ("agent.status", "call.started", "call.updated", "call.ended", "queue.stats")
+# Events of the inbound side (contract 6.2): numbered in the same sequence, so the bridge
+# follows them for their seq; what they say is read again over REST (upstream/inbound.py).
+NOTICE_EVENTS = ("voicemail.received", "voicemail.transcribed")
 CALL_LIST_CAP = 200  # GET /calls?since= answers the newest calls, at most this many (contract 5)
 
 
@@ -492,12 +495,19 @@ class QueueStats:
 
 
 @dataclass(frozen=True, slots=True)
+class Notice:
+    """An event the live state does not apply (NOTICE_EVENTS): its kind only."""
+
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
 class Event:
     kind: str
     organization_id: str
     seq: int
     emitted_at: datetime
-    body: AgentChanged | CallStarted | CallUpdated | CallEnded | QueueStats
+    body: AgentChanged | CallStarted | CallUpdated | CallEnded | QueueStats | Notice
 
 
 def _event_body(kind: str, d: dict):
@@ -545,6 +555,8 @@ def _event_body(kind: str, d: dict):
             longest_wait_s=max(0, integer(d, "longest_wait_s", default=0)),
             agents_available=max(0, integer(d, "agents_available", default=0)),
         )
+    if kind in NOTICE_EVENTS:
+        return Notice(kind)
     raise ContractError(f"unknown event {kind!r}")
 
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import quote
 
+from dashboard.shared.privacy import last_four, mask_phone_numbers
+
 from . import fields as f
 from .errors import Conflict, ContractError, NotOffered
 from .rest import RestClient
@@ -60,7 +62,7 @@ class Voicemail:
     id: str
     queue_id: str
     caller_name: str
-    phone: str
+    phone: str  # its last four digits only
     received_at: datetime | None
     duration_s: int
     transcript: str
@@ -178,12 +180,12 @@ def parse_voicemail(row) -> Voicemail | None:
     return (
         Voicemail(
             id=message_id,
-            queue_id=r.get(f.string, "queue_id", "", optional=True, default=""),
+            queue_id=r.get(f.string, "queue_id", "", optional=True) or "",
             caller_name=r.text("caller_name"),
-            phone=r.text("phone"),
+            phone=last_four(r.text("phone")),
             received_at=r.time("received_at"),
             duration_s=r.number("duration_s", 0, high=24 * 3600),
-            transcript=f.text(r.row, "transcript"),
+            transcript=mask_phone_numbers(f.text(r.row, "transcript")),
             handled_by=r.text("handled_by"),
             handled_at=r.time("handled_at"),
         )
