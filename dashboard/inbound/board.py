@@ -25,6 +25,8 @@ from dashboard.shared.today import start_of_today
 from dashboard.upstream import inbound as up
 from dashboard.upstream.errors import NotOffered
 
+from .words import hours_text
+
 log = logging.getLogger("dashboard.inbound.board")
 BOARD_KEY = "inbound:board"
 DAY_KEY = "inbound:day"
@@ -43,6 +45,36 @@ def floor_service_level(rows: list[dict]) -> float | None:
     weighted = [(r["sl_pct"], r["sl_offered"]) for r in rows if r["sl_pct"] is not None]
     total = sum(n for _, n in weighted)
     return round(sum(sl * n for sl, n in weighted) / total, 1) if total else None
+
+
+def floor_figures(board: dict) -> dict:
+    """What the live view and the wallboards show of the inbound side (the live feed's
+    figures): the floor's service level, each queue's plan and hours, the voicemail tile
+    (its oldest message's age in whole minutes, so it changes once a minute)."""
+    voicemail = board["voicemail"]
+    return {
+        "floor_sl_pct": board["floor_sl_pct"],
+        "queues": {
+            r["id"]: {
+                "name": r["name"],
+                "offered": r["sl_offered"],
+                "target_s": r["target_s"],
+                "goal_pct": r["goal_pct"],
+                "sl_pct": r["sl_pct"],
+                "meets_goal": r["meets_goal"],
+                "open": r["open"],
+                "hours": hours_text(r),
+                "closed_calls": r["closed_calls"],
+            }
+            for r in board["queues"]
+        },
+        "voicemail": None
+        if voicemail is None
+        else {
+            "waiting": len(voicemail["messages"]),
+            "oldest_min": None if voicemail["oldest_s"] is None else voicemail["oldest_s"] // 60,
+        },
+    }
 
 
 class Day:
@@ -172,10 +204,11 @@ def voicemail_part(messages: list[up.Voicemail], names: dict, now: datetime) -> 
 
 
 class InboundBoard:
-    def __init__(self, rest, state, on_board=None):
+    def __init__(self, rest, state, on_board=None, on_figures=None):
         self.rest = rest
         self.state = state  # the live state: queues' waiting callers, agents' statuses
-        self.on_board = on_board  # called (in a thread) with the board when it changed
+        self.on_board = on_board  # called (in a thread) with the board after each pass
+        self.on_figures = on_figures  # called with {"inbound": floor_figures} (the live feed)
         self.told: dict[str, str] = {}  # group -> what was last logged about it
         self.woken = asyncio.Event()
 
@@ -256,5 +289,7 @@ class InboundBoard:
             "notes": {"queues": q_note, "schedules": s_note, "voicemail": v_note},
         }
         await cache.aset(BOARD_KEY, board, None)
+        if self.on_figures and q_note is None:
+            self.on_figures({"inbound": floor_figures(board)})
         if self.on_board:
             await sync_to_async(self.on_board)(board)

@@ -3,10 +3,14 @@
 views and the pushes render the same contexts."""
 
 from django.core.cache import cache
-from django.utils import timezone
+
+from dashboard.shared.figures import explain
 
 from .board import BOARD_KEY
+from .words import hours_text, minutes
 
+QUEUE_FIGURES = ("queue_service_level", "queue_calls", "queue_wait", "ring_available")
+VOICEMAIL_FIGURES = ("voicemail_waiting", "voicemail_handled")
 EMPTY = {
     "at": None,
     "queues": [],
@@ -21,31 +25,13 @@ def board() -> dict:
     return cache.get(BOARD_KEY) or EMPTY
 
 
-def minutes(seconds) -> str:
-    """A short age or duration: "45 s", "12 min", "2 h 05 min"."""
-    if seconds is None:
-        return "–"
-    seconds = int(seconds)
-    if seconds < 60:
-        return f"{seconds} s"
-    if seconds < 3600:
-        return f"{seconds // 60} min"
-    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
-
-
-def hours_text(row: dict) -> str:
-    """ "Open", "Closed · opens 08:00", "Closed · New Year's Day"."""
-    if row["open"]:
-        return "Open"
-    if row["holiday"]:
-        return f"Closed · {row['holiday']}"
-    if row["opens_at"]:
-        return f"Closed · opens {timezone.localtime(row['opens_at']):%H:%M}"
-    return "Closed"
-
-
 def shown(row: dict) -> dict:
     return {**row, "hours": hours_text(row), "longest": minutes(row["longest_wait_s"])}
+
+
+def panels(keys) -> list[dict]:
+    """The explain panels of the figures a page shows (outside its pushed body)."""
+    return [explain(key) for key in keys]
 
 
 def queues_context() -> dict:

@@ -11,7 +11,14 @@ from dashboard.accounts.roles import SUPERVISOR, role_required
 from dashboard.shared.export import wants_csv
 
 from . import control, exports
-from .pages import queue_context, queues_context, voicemail_context
+from .pages import (
+    QUEUE_FIGURES,
+    VOICEMAIL_FIGURES,
+    panels,
+    queue_context,
+    queues_context,
+    voicemail_context,
+)
 
 
 @role_required(SUPERVISOR)
@@ -19,7 +26,7 @@ def queues(request):
     context = queues_context()
     if wants_csv(request):
         return exports.queues(context["rows"])
-    return render(request, "inbound/queues.html", context)
+    return render(request, "inbound/queues.html", {**context, "panels": panels(QUEUE_FIGURES)})
 
 
 @role_required(SUPERVISOR)
@@ -29,7 +36,7 @@ def queue(request, queue_id):
         raise Http404("The service has no such queue.")
     if wants_csv(request):
         return exports.queue_day(context)
-    return render(request, "inbound/queue.html", context)
+    return render(request, "inbound/queue.html", {**context, "panels": panels(QUEUE_FIGURES)})
 
 
 @role_required(SUPERVISOR)
@@ -37,6 +44,7 @@ def voicemail(request):
     context = voicemail_context()
     if wants_csv(request):
         return exports.voicemail(context)
+    context["panels"] = panels(VOICEMAIL_FIGURES)
     return render(request, "inbound/voicemail.html", context)
 
 

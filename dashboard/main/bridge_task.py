@@ -134,7 +134,7 @@ async def run_bridge(stop: asyncio.Event):
         recorders = [FloorRecorder(state)] if settings.REPLAY_RECORD else []
         replay = [work for r in recorders for work in (r.run(stop), run_purge(stop))]
         sinks = Sinks(feed, journal, watch, *recorders)
-        board = InboundBoard(rest, state, on_board=board_changed)
+        board = InboundBoard(rest, state, on_board=board_changed, on_figures=feed.set_figures)
         bridge = Bridge(
             socket_url(settings.UPSTREAM_BASE_URL),
             rest.session,

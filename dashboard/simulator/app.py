@@ -693,6 +693,9 @@ class Simulator:
         if schedule is None or wanted not in (True, False, None):
             raise error(400, "bad_request", "schedule (id or name) and open true, false or null")
         schedule.forced, schedule.holiday = wanted, data.get("holiday") or None
+        for line in inbound.lines.values():  # its queues report themselves
+            if line.schedule is schedule:
+                await self.send(ORG_A, *inbound.stats_event(line))
         return schedule.rest(inbound.now)
 
     async def control_voicemail(self, data):
