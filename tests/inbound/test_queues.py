@@ -2,6 +2,7 @@
 a closed queue's minutes left out of its service level, the floor's figure weighted by the
 calls each queue was offered, the day per 15 minutes and the ring group, as pages and CSV."""
 
+from dashboard.testing.browsers import sign_in
 from dashboard.testing.inbound import csv_rows, truth
 from dashboard.testing.processes import wait_until
 
@@ -84,3 +85,43 @@ def test_a_service_without_the_inbound_side_hides_it_with_a_note(served):
     wait_until(lambda: "does not offer inbound queues" in client.get("/queues/").text, 30)
     assert client.get("/queues/").status_code == 200
     assert client.get("/voicemail/").status_code == 200
+
+
+def test_a_holiday_closes_a_queue_all_day_and_says_which(served):
+    sim, server = served
+    client = server.signed_in_client("bob")
+    sim.control("inbound-schedule", schedule="Sales hours", open=None, holiday="Boxing Day")
+    shown = row_of(client, "Sales", Hours="Closed · Boxing Day")
+    assert shown["Open"] == "no"
+    assert "Closed · Boxing Day" in client.get("/queues/").text
+
+
+def test_the_queues_sort_in_chromium_and_follow_pushes(served, browser):
+    sim, server = served
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    try:
+        sign_in(page, server, "bob")
+        page.goto(f"{server.url}/queues/")
+        sim.control("inbound-schedule", schedule="Sales hours", open=True)
+        page.wait_for_selector('#queues-table tr[data-name="sales"][data-open="1"]')
+        sim.control("inbound-calls", queue="Billing", calls=[{"wait_s": 1, "outcome": "answered"}])
+        sim.control("inbound-calls", queue="Sales", calls=[{"wait_s": 99, "outcome": "answered"}])
+        page.wait_for_selector('#queues-table tr[data-name="billing"][data-sl="100.0"]')
+        page.wait_for_selector('#queues-table tr[data-name="sales"][data-sl="0.0"]')
+        page.click('button.sort[data-key="sl"]')
+        order = lambda: page.eval_on_selector_all(  # noqa: E731
+            "#queues-table tbody tr", "rows => rows.map(r => r.dataset.name)"
+        )
+        assert order() == ["customer service", "sales", "billing"]  # no calls (-1) first
+        assert "sort=sl" in page.url
+        page.click('button.sort[data-key="sl"]')
+        assert order() == ["billing", "sales", "customer service"]
+        assert page.get_attribute('th:has(button[data-key="sl"])', "aria-sort") == "descending"
+        # A push re-sorts: Customer Service's first call, answered in time, puts it on top.
+        sim.control(
+            "inbound-calls", queue="Customer Service", calls=[{"wait_s": 2, "outcome": "answered"}]
+        )
+        page.wait_for_selector('#queues-table tr[data-name="customer service"][data-sl="100.0"]')
+        wait_until(lambda: order()[-1] == "sales", 10)
+    finally:
+        page.close()
