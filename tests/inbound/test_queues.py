@@ -83,8 +83,10 @@ def test_a_service_without_the_inbound_side_hides_it_with_a_note(served):
     sim.control("missing-endpoint", path="inbound", status=404, seconds=120)
     client = server.signed_in_client("bob")
     wait_until(lambda: "does not offer inbound queues" in client.get("/queues/").text, 30)
-    assert client.get("/queues/").status_code == 200
     assert client.get("/voicemail/").status_code == 200
+    sim.control("missing-endpoint", path="voicemail-messages", status=405, seconds=120)
+    wait_until(lambda: "does not offer voicemail" in client.get("/voicemail/").text, 30)
+    assert "Mark handled" not in client.get("/voicemail/").text
 
 
 def test_a_holiday_closes_a_queue_all_day_and_says_which(served):

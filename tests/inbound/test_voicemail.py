@@ -48,7 +48,8 @@ def test_a_message_arrives_live_and_is_handled_once(served, pages):
     first.click(f"{row} button.mark-handled")
     first.wait_for_selector(".notice >> text=The message is marked handled.")
     assert first.locator(row).count() == 0
-    assert re.search(r"Handled today 1,", first.locator("#voicemail-summary").inner_text())
+    summary = " ".join(first.locator("#voicemail-summary").inner_text().split())
+    assert re.search(r"Handled today 1, median time to handle 12 min", summary)
     message = next(m for m in truth(sim)["voicemail"] if m["id"] == left["id"])
     assert message["status"] == "handled" and message["handled_by"] == "bob"
 
@@ -83,6 +84,21 @@ def test_another_supervisors_page_updates_and_a_double_handle_says_who(served, p
     assert "bob had already handled this message." in answer.text
     message = next(m for m in truth(sim)["voicemail"] if m["id"] == left["id"])
     assert message["handled_by"] == "bob"
+
+
+def test_an_unknown_message_or_a_get_gets_a_clear_answer(served):
+    sim, server = served
+    client = server.signed_in_client("bob")
+    page = client.get("/voicemail/").text
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    answer = client.post(
+        "/voicemail/no-such-message/handled/",
+        data={"csrfmiddlewaretoken": csrf},
+        headers={"Referer": f"{server.url}/voicemail/"},
+        follow_redirects=True,
+    )
+    assert "The service has no such voicemail message." in answer.text
+    assert client.get("/voicemail/no-such-message/handled/").status_code == 405
 
 
 def test_the_backlog_as_csv_oldest_first(served):
