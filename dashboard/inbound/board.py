@@ -1,7 +1,8 @@
 """The inbound board: part of the bridge, it pulls the service's inbound side on a short
 interval (queues, schedules, each queue's figures since the start of the day, the day's
 voicemail), works out each queue's row and its day per 15 minutes, keeps the board in the
-cache for the pages, and hands it to `on_board` when it changed (the pushes).
+cache for the pages, and hands it to `on_board` after each pass (the pushes, sent only
+where a page's body changed) and its figures to `on_figures` (the live feed).
 
 The service's figures cover the whole day. A queue's service level must leave out the
 minutes its schedule was closed, so each pass adds what the counters grew since the last
@@ -210,6 +211,7 @@ class InboundBoard:
         self.on_board = on_board  # called (in a thread) with the board after each pass
         self.on_figures = on_figures  # called with {"inbound": floor_figures} (the live feed)
         self.told: dict[str, str] = {}  # group -> what was last logged about it
+        self.absent: set[str] = set()  # the groups the service does not offer
         self.woken = asyncio.Event()
 
     def notice(self, event):
@@ -234,6 +236,7 @@ class InboundBoard:
         try:
             data = await work
         except NotOffered as absent:
+            self.absent.add(group)
             note = (
                 f"This service does not offer {absent.feature} "
                 f"({absent.endpoint} answered {absent.status})."
@@ -244,6 +247,7 @@ class InboundBoard:
             note = f"Could not read the {group} from the service: {exc or type(exc).__name__}"
             self.tell(group, note, logging.WARNING)
             return None, note
+        self.absent.discard(group)
         if self.told.pop(group, None):
             log.info("inbound %s read again", group)
         return data, None
@@ -289,7 +293,9 @@ class InboundBoard:
             "notes": {"queues": q_note, "schedules": s_note, "voicemail": v_note},
         }
         await cache.aset(BOARD_KEY, board, None)
-        if self.on_figures and q_note is None:
+        if self.on_figures and "queues" in self.absent:  # the live view as without queues
+            self.on_figures({"inbound": None})
+        elif self.on_figures and q_note is None:  # a failed read keeps the last figures
             self.on_figures({"inbound": floor_figures(board)})
         if self.on_board:
             await sync_to_async(self.on_board)(board)

@@ -2,6 +2,8 @@
 a closed queue's minutes left out of its service level, the floor's figure weighted by the
 calls each queue was offered, the day per 15 minutes and the ring group, as pages and CSV."""
 
+import html
+
 from dashboard.testing.browsers import sign_in
 from dashboard.testing.inbound import csv_rows, truth
 from dashboard.testing.processes import wait_until
@@ -83,6 +85,8 @@ def test_a_service_without_the_inbound_side_hides_it_with_a_note(served):
     sim.control("missing-endpoint", path="inbound", status=404, seconds=120)
     client = server.signed_in_client("bob")
     wait_until(lambda: "does not offer inbound queues" in client.get("/queues/").text, 30)
+    # The live view's service level goes back to the one threshold for every call.
+    wait_until(lambda: "inbound ≤ 20 s · today" in html.unescape(client.get("/").text), 30)
     assert client.get("/voicemail/").status_code == 200
     sim.control("missing-endpoint", path="voicemail-messages", status=405, seconds=120)
     wait_until(lambda: "does not offer voicemail" in client.get("/voicemail/").text, 30)
