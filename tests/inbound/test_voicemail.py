@@ -48,8 +48,10 @@ def test_a_message_arrives_live_and_is_handled_once(served, pages):
     first.click(f"{row} button.mark-handled")
     first.wait_for_selector(".notice >> text=The message is marked handled.")
     assert first.locator(row).count() == 0
-    summary = " ".join(first.locator("#voicemail-summary").inner_text().split())
-    assert re.search(r"Handled today 1, median time to handle 12 min", summary)
+    # The next read of the service brings the median (12 min, 13 on a slow machine).
+    first.wait_for_selector(
+        "#voicemail-summary >> text=/Handled today 1, median time to handle 1[23] min/"
+    )
     message = next(m for m in truth(sim)["voicemail"] if m["id"] == left["id"])
     assert message["status"] == "handled" and message["handled_by"] == "bob"
 
