@@ -23,6 +23,7 @@ from django.urls import re_path  # noqa: E402
 
 from dashboard.alerts import routing as alerts_routing  # noqa: E402
 from dashboard.drilldown import routing as drilldown_routing  # noqa: E402
+from dashboard.inbound import routing as inbound_routing  # noqa: E402
 from dashboard.live import routing as live_routing  # noqa: E402
 from dashboard.live.handshake import AuthMiddlewareStack  # noqa: E402
 from dashboard.quality import routing as quality_routing  # noqa: E402
@@ -100,6 +101,7 @@ application = ProtocolTypeRouter(
                     + wallboard_routing.websocket_urlpatterns
                     + drilldown_routing.websocket_urlpatterns
                     + alerts_routing.websocket_urlpatterns
+                    + inbound_routing.websocket_urlpatterns
                     + [re_path(r"", NoSuchSocket.as_asgi())]
                 )
             )

@@ -83,6 +83,8 @@ UPSTREAM_EMAIL = env("UPSTREAM_EMAIL", default="svc-a@sim.local")
 UPSTREAM_PASSWORD = env("UPSTREAM_PASSWORD", default="sim-password")
 UPSTREAM_WEBHOOK_SECRETS = env_list("UPSTREAM_WEBHOOK_SECRETS", [])
 UPSTREAM_REFRESH_INTERVAL_S = env.int("UPSTREAM_REFRESH_INTERVAL_S", default=30)
+# The inbound board (dashboard/inbound/board.py) reads queues, schedules and voicemail this often.
+INBOUND_POLL_S = env.float("INBOUND_POLL_S", default=2.0)
 UPSTREAM_REST_TIMEOUT_S = env.float("UPSTREAM_REST_TIMEOUT_S", default=10.0)
 # What a page asks the service while a person waits (a call, a recording) gives up sooner.
 UPSTREAM_PAGE_TIMEOUT_S = env.float("UPSTREAM_PAGE_TIMEOUT_S", default=4.0)
@@ -149,6 +151,7 @@ INSTALLED_APPS = [
     "dashboard.drilldown",
     "dashboard.replay",
     "dashboard.interventions",
+    "dashboard.inbound",
     "dashboard.main",
     "dashboard.simulator",
     "dashboard.shared",  # its template tag library: the links to the agent and call pages

@@ -39,4 +39,5 @@ urlpatterns = [
     path("", include("dashboard.interventions.urls")),
     path("", include("dashboard.drilldown.urls")),
     path("", include("dashboard.replay.urls")),
+    path("", include("dashboard.inbound.urls")),
 ]

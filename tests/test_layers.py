@@ -34,6 +34,7 @@ PRODUCT = (
     "drilldown",
     "replay",
     "interventions",
+    "inbound",
 )
 PEERS = {"quality", "reports", "wallboard"}
 MAY_IMPORT = {
@@ -46,6 +47,7 @@ MAY_IMPORT = {
     "drilldown": {"shared", "upstream", "accounts", "live", *PEERS, "interventions"},
     "replay": {"shared", "upstream", "accounts", "live"},
     "interventions": {"shared", "upstream", "accounts", "live"},
+    "inbound": {"shared", "upstream", "accounts", "live"},
     "config": {*PRODUCT},
     "main": {*PRODUCT, "config"},
     "simulator": set(),

@@ -207,12 +207,17 @@ def readings(rule: RuleSpec, floor: Floor, now: datetime) -> list[Reading]:
     """Each subject's value for the rule, in its scope."""
     state, metric = floor.state, rule.metric
     scope, wanted = rule.scope, rule.scope_value
+    inbound = floor.figures.get("inbound") or {}
+    plans = inbound.get("queues") or {}
     out = []
     if metric in (Metric.LONGEST_WAIT, Metric.CALLS_WAITING) or (
         metric == Metric.AGENTS_AVAILABLE and scope != TEAM
     ):
         for q in state.queues.values():
             if scope == QUEUE and not matches(wanted, q.id, q.name):
+                continue
+            closed = q.id in plans and not plans[q.id]["open"]
+            if closed and metric != Metric.AGENTS_AVAILABLE:  # its schedule says closed
                 continue
             if metric == Metric.LONGEST_WAIT:
                 growing = q.waiting > 0
@@ -256,7 +261,8 @@ def readings(rule: RuleSpec, floor: Floor, now: datetime) -> list[Reading]:
                 )
             )
     elif metric == Metric.SERVICE_LEVEL:
-        pct = service_level_pct(state.day.totals)
+        # The queues' own levels over their open minutes, where the service has queues.
+        pct = inbound["floor_sl_pct"] if inbound else service_level_pct(state.day.totals)
         if pct is not None:
             out.append(Reading("floor", "the floor", pct, 0.0, url("home"), dom.WAIT_FIGURE))
     elif metric == Metric.COACHING:
@@ -273,6 +279,22 @@ def readings(rule: RuleSpec, floor: Floor, now: datetime) -> list[Reading]:
         failing = floor.outside.get("webhooks_failing")
         if failing is not None:
             out.append(Reading("webhooks", "the service's webhooks", failing, 0.0, url("home"), ""))
+    elif metric == Metric.CLOSED_CALLS:
+        for queue_id, plan in plans.items():
+            if scope == QUEUE and not matches(wanted, queue_id, plan["name"]):
+                continue
+            value = 1 if plan["closed_calls"] else 0
+            label = queue_label(plan["name"])
+            page = url("queue", queue_id)
+            out.append(
+                Reading(f"queue:{queue_id}", label, value, 0.0, page, dom.queue_tile(queue_id))
+            )
+    elif metric == Metric.VOICEMAIL_AGE:
+        part = inbound.get("voicemail")
+        if part and part["oldest_min"] is not None:
+            age = part["oldest_min"] * 60
+            page = url("voicemail")
+            out.append(Reading("voicemail", "voicemail", age, 0.0, page, dom.VOICEMAIL_TILE))
     elif metric == Metric.PENDING_LEADS:
         for campaign_id, (name, pending) in (floor.outside.get("leads") or {}).items():
             if scope == CAMPAIGN and not matches(wanted, campaign_id, name):
@@ -560,6 +582,8 @@ WHAT = {
     Metric.SERVICE_DOWN: "the service connection has been down for {value}",
     Metric.WEBHOOKS_FAILING: "{value} service webhook deliveries failed in the last 15 minutes",
     Metric.PENDING_LEADS: "{label} has {value} pending leads left",
+    Metric.CLOSED_CALLS: "{label} is receiving calls while its schedule says closed",
+    Metric.VOICEMAIL_AGE: "the oldest voicemail not handled is {value} old",
 }
 
 

@@ -24,6 +24,9 @@ class Metric:
     SERVICE_DOWN = "service_down"
     WEBHOOKS_FAILING = "webhooks_failing"
     PENDING_LEADS = "pending_leads"
+    # The inbound side (dashboard/inbound/): read from the live feed's "inbound" figures
+    CLOSED_CALLS = "queue_closed_calls"
+    VOICEMAIL_AGE = "voicemail_age"
 
 
 ALL, QUEUE, TEAM, CAMPAIGN = "all", "queue", "team", "campaign"
@@ -60,6 +63,14 @@ METRICS = {
         (ALL, CAMPAIGN),
         "campaign",
     ),
+    Metric.CLOSED_CALLS: (
+        "Calls reaching a closed queue",
+        "calls",
+        False,
+        (ALL, QUEUE),
+        "queue",
+    ),
+    Metric.VOICEMAIL_AGE: ("Oldest voicemail not handled", "s", False, (ALL,), "floor"),
 }
 AGENT_STATES = {Metric.RINGING: "ringing", Metric.WRAP_UP: "wrap_up", Metric.PAUSED: "paused"}
 

@@ -171,9 +171,12 @@ class LiveFeed:
 
     def set_figures(self, figures: dict):
         """Figures from outside the feed (appointments, alerts) may have changed."""
-        if any(self.figures.get(k) != v for k, v in figures.items()):
+        changed = {k for k, v in figures.items() if self.figures.get(k) != v}
+        if changed:
             self.figures.update(figures)
-            self._merge(Changes(kpis=True, board=True))
+            # The inbound side's figures show on each queue's row too.
+            queues = set(self.state.queues) if "inbound" in changed else set()
+            self._merge(Changes(kpis=True, board=True, queues=queues))
 
     def _merge(self, changes: Changes):
         self.pending.merge(changes)
@@ -258,7 +261,9 @@ class LiveFeed:
                 a: self.render.agent(state, x, self.stamps.get(a)) for a, x in state.agents.items()
             }
             self.call_html = {k: self.render.call(state, x) for k, x in state.calls.items()}
-            self.queue_html = {k: self.render.queue(x) for k, x in state.queues.items()}
+            self.queue_html = {
+                k: self.render.queue(x, self.queue_plan(k)) for k, x in state.queues.items()
+            }
         else:
             for agent_id in changes.agents:
                 agent = state.agents.get(agent_id)
@@ -276,7 +281,8 @@ class LiveFeed:
                     self.call_html[call_id] = self.render.call(state, call)
                     calls.append(self.call_html[call_id])
             for queue_id in changes.queues:
-                self.queue_html[queue_id] = self.render.queue(state.queues[queue_id])
+                plan = self.queue_plan(queue_id)
+                self.queue_html[queue_id] = self.render.queue(state.queues[queue_id], plan)
                 queues.append(self.queue_html[queue_id])
         kpis = self.render_kpis(changes)
         panels = self.render_panels(changes)
@@ -291,6 +297,10 @@ class LiveFeed:
         }
         parts["status"] = self.status_part(any(parts.values()))
         return parts
+
+    def queue_plan(self, queue_id: str) -> dict | None:
+        """A queue's own target, goal, service level and hours (the inbound side's figures)."""
+        return ((self.figures.get("inbound") or {}).get("queues") or {}).get(queue_id)
 
     def render_kpis(self, changes: Changes) -> dict[str, str]:
         """The KPI strips that changed (the whole floor's and each team set's in use, by

@@ -138,10 +138,11 @@ class Renderer:
             },
         )
 
-    def queue(self, queue) -> str:
+    def queue(self, queue, plan: dict | None = None) -> str:
         return self._render(
             self._queue,
             {
+                "plan": plan,
                 "queue": {
                     "id": queue.id,
                     "name": queue.name,
@@ -149,7 +150,7 @@ class Renderer:
                     "longest_wait_s": queue.longest_wait_s,
                     "longest_wait": duration(queue.longest_wait_s),
                     "agents_available": queue.agents_available,
-                }
+                },
             },
         )
 

@@ -27,6 +27,8 @@ from dashboard.alerts.watch import AlertWatch
 from dashboard.drilldown.journal import Journal
 from dashboard.drilldown.retention import run_retention
 from dashboard.drilldown.tiles import TilePublisher
+from dashboard.inbound.board import InboundBoard
+from dashboard.inbound.publish import board_changed
 from dashboard.live.feed import LiveFeed
 from dashboard.live.leader import only_when_leading
 from dashboard.live.state import LiveState
@@ -133,7 +135,14 @@ async def run_bridge(stop: asyncio.Event):
         recorders = [FloorRecorder(state)] if settings.REPLAY_RECORD else []
         replay = [work for r in recorders for work in (r.run(stop), run_purge(stop))]
         sinks = Sinks(feed, journal, watch, *recorders)
-        bridge = Bridge(socket_url(settings.UPSTREAM_BASE_URL), rest.session, rest, sinks)
+        board = InboundBoard(rest, state, on_board=board_changed, on_figures=feed.set_figures)
+        bridge = Bridge(
+            socket_url(settings.UPSTREAM_BASE_URL),
+            rest.session,
+            rest,
+            sinks,
+            on_notice=board.notice,
+        )
         await asyncio.gather(
             feed.run(stop),
             bridge.run(stop),
@@ -144,6 +153,7 @@ async def run_bridge(stop: asyncio.Event):
             run_retention(stop),
             watch.run(stop),
             notifier.run(stop),
+            board.run(stop),
             *replay,
         )
 

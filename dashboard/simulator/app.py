@@ -23,6 +23,7 @@ from urllib.parse import parse_qs
 import socketio
 
 from . import interventions
+from .inbound import Inbound
 from .model import ContactCentre, iso
 from .tenants import ORG_A, ORG_B, TokenStore, make_users
 from .webhooks import EVENTS, Deliveries
@@ -77,6 +78,10 @@ class Simulator:
         self.centres = {
             ORG_A: ContactCentre(ORG_A, options.seed, options.agents, start),
             ORG_B: ContactCentre(ORG_B, options.seed, 12, start),
+        }
+        self.inbound = {
+            org: Inbound(f"{options.seed}:{org}", centre.queues, centre.agents, start)
+            for org, centre in self.centres.items()
         }
         self.seq = {ORG_A: 0, ORG_B: 0}
         self.deliveries = Deliveries()
@@ -150,6 +155,7 @@ class Simulator:
                 if org == ORG_A and self.o.events_per_second:
                     continue
                 events, records = centre.step(STEP_S * self.o.speed)
+                events += self.inbound[org].step(centre.now, STEP_S * self.o.speed, events)
                 for kind, payload in events:
                     await self.send(org, kind, payload)
                 await self.deliver(org, records)
@@ -345,7 +351,9 @@ class Simulator:
             raise error(404, "not_found", f"No route for {method} /api{path}")
         handler, args = found
         centre = self.centres[user.organization_id]
-        request = Request(user.organization_id, centre, query, body, headers.get("host", ""))
+        request = Request(
+            user.organization_id, centre, query, body, headers.get("host", ""), user.role
+        )
         answer = handler(self, request, *args)
         return await answer if inspect.isawaitable(answer) else answer
 
@@ -508,6 +516,36 @@ class Simulator:
             raise error(409, "invalid_state", f"Campaign is already {state}")
         return 200, campaign.rest(), {}
 
+    # ---- The inbound side (contract 6.2, inbound.py) --------------------------------------
+    def rest_inbound_queues(self, r):
+        return 200, envelope([x.rest() for x in self.inbound[r.org].lines.values()]), {}
+
+    def rest_inbound_stats(self, r, queue_id):
+        inbound = self.inbound[r.org]
+        line = inbound.line(queue_id)
+        if line is None:
+            raise error(404, "not_found", "No such queue")
+        return 200, line.stats(inbound.since(r.query.get("since", "")), r.centre.now), {}
+
+    def rest_schedules(self, r):
+        inbound = self.inbound[r.org]
+        return 200, [s.rest(r.centre.now) for s in inbound.schedules.values()], {}
+
+    def rest_voicemail(self, r):
+        rows = self.inbound[r.org].messages(r.query.get("since", ""), r.query.get("status", ""))
+        return 200, envelope(rows), {}
+
+    def rest_voicemail_handled(self, r, message_id):
+        if r.role == "agent":
+            raise error(403, "forbidden", "This role cannot handle voicemail")
+        by = parse_json(r.body).get("handled_by")
+        if not isinstance(by, str) or not by.strip():
+            raise error(422, "invalid_request", "handled_by is required")
+        answer = self.inbound[r.org].handle(message_id, by.strip()[:120])
+        if answer is None:
+            raise error(404, "not_found", "No such voicemail message")
+        return answer[0], answer[1], {}
+
     # ------------------------------------------------------------------------------------
     def hook(self, org, hook_id):
         hook = self.deliveries.for_org(org, hook_id)
@@ -622,6 +660,66 @@ class Simulator:
             raise error(400, "bad_request", "load mode only; events_per_second > 0 needed")
         self.o.events_per_second = float(rate)
 
+    async def control_inbound(self, data):
+        """Organisation A's inbound truth: each queue's plan, state and day, the schedules
+        and every voicemail message."""
+        return self.inbound[ORG_A].truth()
+
+    async def control_inbound_reset(self, data):
+        """Forget today's inbound calls and messages; `hold` (default true) stops the
+        model's own callers, abandons and messages, so a test's figures are exact."""
+        inbound = self.inbound[ORG_A]
+        inbound.reset(bool(data.get("hold", True)))
+        for line in inbound.lines.values():
+            await self.send(ORG_A, *inbound.stats_event(line))
+
+    async def control_inbound_calls(self, data):
+        """Calls that reached a queue now: `calls` [{"wait_s", "outcome": answered|abandoned}]."""
+        inbound = self.inbound[ORG_A]
+        line, calls = inbound.line(data.get("queue")), data.get("calls")
+        good = isinstance(calls, list) and all(
+            isinstance(x, dict)
+            and x.get("outcome") in ("answered", "abandoned")
+            and type(x.get("wait_s")) in (int, float)
+            and x["wait_s"] >= 0
+            for x in calls
+        )
+        if line is None or not good:
+            raise error(400, "bad_request", "queue (id or name) and calls [{wait_s, outcome}]")
+        inbound.add_calls(line, calls)
+        await self.send(ORG_A, *inbound.stats_event(line))
+        return {"queue_id": line.queue.id, "today": line.stats(inbound.start_of_day(), inbound.now)}
+
+    async def control_inbound_schedule(self, data):
+        """Hold a schedule open (`open`: true) or closed (false), or back to its hours (null);
+        `holiday`: today's holiday's name (closed all day) or null."""
+        inbound = self.inbound[ORG_A]
+        schedule = inbound.schedule(data.get("schedule"))
+        wanted = data.get("open")
+        if schedule is None or wanted not in (True, False, None):
+            raise error(400, "bad_request", "schedule (id or name) and open true, false or null")
+        schedule.forced, schedule.holiday = wanted, data.get("holiday") or None
+        for line in inbound.lines.values():  # its queues report themselves
+            if line.schedule is schedule:
+                await self.send(ORG_A, *inbound.stats_event(line))
+        return schedule.rest(inbound.now)
+
+    async def control_voicemail(self, data):
+        """A caller leaves a message on `queue` now (its transcript follows a few seconds
+        later); optional caller_name, phone, duration_s, transcript, age_s."""
+        inbound = self.inbound[ORG_A]
+        line = inbound.line(data.get("queue"))
+        if line is None:
+            raise error(400, "bad_request", "queue (id or name) needed")
+        given = {
+            k: data[k]
+            for k in ("caller_name", "phone", "duration_s", "transcript", "age_s")
+            if k in data
+        }
+        kind, payload = inbound.leave_message(line, 0, **given)
+        await self.send(ORG_A, kind, payload)
+        return payload
+
     async def control_pause(self, data):
         self.paused = True
 
@@ -638,6 +736,7 @@ class Request:
     query: dict
     body: bytes
     host: str  # as the client addressed us: where the media addresses point
+    role: str = ""
 
     def since(self, rows, stamp):
         """The rows at or after the `since` query parameter (all without one)."""
@@ -671,6 +770,12 @@ API = {
     ("POST", "campaigns/*/start"): Simulator.rest_start_campaign,
     ("POST", "campaigns/*/stop"): Simulator.rest_stop_campaign,
     **interventions.API,
+    # The inbound side (contract 6.2)
+    ("GET", "inbound/queues"): Simulator.rest_inbound_queues,
+    ("GET", "inbound/queues/*/stats"): Simulator.rest_inbound_stats,
+    ("GET", "schedules"): Simulator.rest_schedules,
+    ("GET", "voicemail-messages"): Simulator.rest_voicemail,
+    ("POST", "voicemail-messages/*/handled"): Simulator.rest_voicemail_handled,
 }
 OUTBOUND_GROUPS = ("dialer-queue", "callbacks", "pending-bookings", "ai-dialer", "campaign-control")
 
@@ -685,10 +790,12 @@ def outbound_group(parts: list[str]) -> str | None:
 CONTROLS = {
     ("GET", "stats"): Simulator.control_stats,
     ("GET", "agents"): Simulator.control_agents,
+    ("GET", "inbound"): Simulator.control_inbound,
     **{
         ("POST", name.removeprefix("control_").replace("_", "-")): handler
         for name, handler in vars(Simulator).items()
-        if name.startswith("control_") and name not in ("control_stats", "control_agents")
+        if name.startswith("control_")
+        and name not in ("control_stats", "control_agents", "control_inbound")
     },
     **interventions.CONTROLS,
 }

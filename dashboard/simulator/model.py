@@ -210,6 +210,9 @@ class Queue:
     name: str
     waiting: list = field(default_factory=list)  # arrival times
     held: bool = False  # loaded by the control API: the model neither adds nor answers callers
+    closed: bool = False  # its schedule is closed: callers go to voicemail (inbound.py)
+    arrivals: int = 0  # callers the model put in the queue, ever
+    answered: list = field(default_factory=list)  # waits of answered callers, not yet counted
 
     def event(self, now, agents_available):
         longest = int(now - self.waiting[0]) if self.waiting else 0
@@ -519,14 +522,15 @@ class ContactCentre:
     def _inbound(self, dt):
         events, free = [], [a for a in self.agents.values() if a.status == "available"]
         for queue in self.queues.values():
-            if queue.held:
+            if queue.held or queue.closed:
                 continue
             changed = False
             if self.rng.random() < dt * 0.12:
                 queue.waiting.append(self.now)
+                queue.arrivals += 1
                 changed = True
             if queue.waiting and free:
-                queue.waiting.pop(0)
+                queue.answered.append(self.now - queue.waiting.pop(0))
                 events += self._start_call(free.pop(), None, "inbound")
                 changed = True
             if changed:

@@ -28,6 +28,9 @@ REALTIME_EVENTS = (
     "queue.stats",
     "call.monitor",
 )
+# Events of the inbound side (contract 6.2): numbered in the same sequence, so the bridge
+# follows them for their seq; what they say is read again over REST (upstream/inbound.py).
+NOTICE_EVENTS = ("voicemail.received", "voicemail.transcribed")
 CALL_LIST_CAP = 200  # GET /calls?since= answers the newest calls, at most this many (contract 5)
 
 
@@ -580,12 +583,19 @@ class QueueStats:
 
 
 @dataclass(frozen=True, slots=True)
+class Notice:
+    """An event the live state does not apply (NOTICE_EVENTS): its kind only."""
+
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
 class Event:
     kind: str
     organization_id: str
     seq: int
     emitted_at: datetime
-    body: AgentChanged | CallStarted | CallUpdated | CallEnded | QueueStats | CallMonitor
+    body: AgentChanged | CallStarted | CallUpdated | CallEnded | QueueStats | CallMonitor | Notice
 
 
 def _event_body(kind: str, d: dict):
@@ -637,6 +647,8 @@ def _event_body(kind: str, d: dict):
         )
     if kind == "call.monitor":
         return parse_monitor(d)
+    if kind in NOTICE_EVENTS:
+        return Notice(kind)
     raise ContractError(f"unknown event {kind!r}")
 
 

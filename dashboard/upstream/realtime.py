@@ -73,11 +73,13 @@ class Bridge:
         *,
         max_backoff: float = RECONNECT_CAP_S,
         config_backoff: float = 60.0,
+        on_notice=None,
     ):
         self.url = url
         self.session = session
         self.rest = rest
         self.sink = sink
+        self.on_notice = on_notice  # called with each NOTICE_EVENTS event, not the sink
         self.max_backoff = max_backoff
         self.config_backoff = config_backoff
         self.joined = False
@@ -138,7 +140,7 @@ class Bridge:
         client = socketio.AsyncClient(reconnection=False)
         ended = self._ended = asyncio.Event()
         client.on("disconnect", lambda *args: ended.set())
-        for kind in c.REALTIME_EVENTS:
+        for kind in (*c.REALTIME_EVENTS, *c.NOTICE_EVENTS):
             client.on(kind, self._handler(kind))
         self.sink.status("connecting", "")
         refusals = []
@@ -227,6 +229,10 @@ class Bridge:
     def _apply(self, event: c.Event):
         self.last_seq = event.seq
         self.counters["events"] += 1
+        if isinstance(event.body, c.Notice):
+            if self.on_notice:
+                self.on_notice(event)
+            return
         self.sink.event(event)
 
     def _resync_done(self, task: asyncio.Task):
