@@ -21,6 +21,7 @@ from urllib.parse import parse_qs
 
 import socketio
 
+from . import history
 from .model import ContactCentre, iso
 from .tenants import ORG_A, ORG_B, TokenStore, make_users
 from .webhooks import EVENTS, Deliveries
@@ -52,6 +53,7 @@ class Options:
     webhook_secret: str = ""
     faults: bool = False
     without: dict = field(default_factory=dict)  # outbound group -> 404 or 405 (issue 21)
+    zone: str = "UTC"  # the organisation's zone: its days and busy hours
 
 
 class Reply(Exception):
@@ -76,6 +78,9 @@ class Simulator:
             ORG_A: ContactCentre(ORG_A, options.seed, options.agents, start),
             ORG_B: ContactCentre(ORG_B, options.seed, 12, start),
         }
+        for centre in self.centres.values():  # the past, today's made now (in bulk)
+            centre.past = history.History(centre, options.seed, options.zone, start)
+            centre.past.day(centre.past.start_day)
         self.seq = {ORG_A: 0, ORG_B: 0}
         self.deliveries = Deliveries()
         if options.webhook_url and options.webhook_secret:
@@ -349,6 +354,8 @@ class Simulator:
     def rest_calls(self, r):
         """`status=active` (or nothing): the live calls; `since` and/or `agent_id`: history."""
         since, agent_id = r.query.get("since"), r.query.get("agent_id")
+        if history.is_paged(r.query) and r.query.get("status") != "active" and not agent_id:
+            return self.paged(history.paged_calls, r)
         if r.query.get("status") == "active" or not (since or agent_id):
             return 200, envelope([call.rest() for call in r.centre.calls.values()]), {}
         rows = r.centre.call_history(since or "", agent_id)
@@ -404,16 +411,32 @@ class Simulator:
         return 200, campaign.rest(), {}
 
     def rest_scorecards(self, r):
+        if history.is_paged(r.query):
+            return self.paged(history.paged_records, r, "scorecards")
         return 200, envelope(r.since(r.centre.scorecards, "scored_at")), {}
 
     def rest_templates(self, r):
         return 200, envelope(r.centre.templates), {}
 
     def rest_checks(self, r):
+        if history.is_paged(r.query):
+            return self.paged(history.paged_records, r, "checks")
         return 200, envelope(r.since(r.centre.checks, "checked_at")), {}
 
     def rest_alerts(self, r):
+        if history.is_paged(r.query):
+            return self.paged(history.paged_records, r, "alerts")
         return 200, envelope(r.since(r.centre.alerts, "created_at")), {}
+
+    def rest_status_history(self, r):
+        return self.paged(history.paged_states, r)
+
+    def paged(self, read, r, *args):
+        """A page of the history (contract 6.3); a bad parameter is a 400 with a sentence."""
+        try:
+            return 200, read(r.centre.past, *args, r.query, max(time.time(), r.centre.now)), {}
+        except ValueError as exc:
+            raise error(400, "invalid_request", str(exc)) from None
 
     def rest_ai(self, r):
         return 200, {"enabled": True, "capabilities": ["dialer", "booking", "qa"]}, {}
@@ -616,6 +639,15 @@ class Simulator:
             raise error(400, "bad_request", "load mode only; events_per_second > 0 needed")
         self.o.events_per_second = float(rate)
 
+    async def control_day_figures(self, data):
+        """Organisation A's day up to `at` (default now) from its own history: the truth a
+        test compares the dashboard's day figures and agents' days with."""
+        try:
+            at = history.parse_time(data.get("at")) or time.time()
+        except ValueError:
+            raise error(400, "bad_request", "at must be an ISO 8601 time with a zone") from None
+        return history.day_figures(self.centres[ORG_A].past, at)
+
     async def control_pause(self, data):
         self.paused = True
 
@@ -642,6 +674,7 @@ class Request:
 # (method, path): handler; a "*" segment matches any one and is passed to the handler.
 API = {
     ("GET", "agent-status"): Simulator.rest_agents,
+    ("GET", "agent-status/history"): Simulator.rest_status_history,
     ("GET", "calls"): Simulator.rest_calls,
     ("GET", "calls/*"): Simulator.rest_call,
     ("GET", "recordings"): Simulator.rest_recordings,

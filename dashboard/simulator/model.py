@@ -85,6 +85,7 @@ CONNECTED_OUTCOMES = [
 ]
 UNCONNECTED_OUTCOMES = [("no_answer", 55), ("voicemail", 30), ("busy", 15)]
 ALERT_KINDS = ["long_hold", "script_deviation", "negative_sentiment", "compliance_miss"]
+STATUS_LOG = 1_000_000  # states left, kept for GET /agent-status/history, oldest dropped first
 HISTORY = 20_000  # calls kept for GET /calls/{id} and the call history, oldest dropped first
 
 
@@ -259,6 +260,8 @@ class ContactCentre:
         self.alerts: list[dict] = []
         self.appointments: list[dict] = []
         self.pending: list[tuple[float, str, dict]] = []  # (due, webhook event, data)
+        # States the agents left since the start: (since, until, agent id, status, call id)
+        self.status_log: list[tuple] = []
         self.outbound = Outbound(f"{seed}:{org_id}", self.campaigns, self.agents, start)
 
     def uid(self) -> str:
@@ -288,6 +291,10 @@ class ContactCentre:
         return events, records
 
     def set_status(self, agent: Agent, status: str, call_id=None):
+        if self.now > agent.since:
+            self.status_log.append((agent.since, self.now, agent.id, agent.status, agent.call_id))
+            if len(self.status_log) > STATUS_LOG:
+                del self.status_log[: STATUS_LOG // 10]
         agent.status, agent.since, agent.call_id = status, self.now, call_id
         return agent.event()
 
