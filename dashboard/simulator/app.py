@@ -54,6 +54,7 @@ class Options:
     faults: bool = False
     without: dict = field(default_factory=dict)  # outbound group -> 404 or 405 (issue 21)
     zone: str = "UTC"  # the organisation's zone: its days and busy hours
+    history_days: int = history.KEEP_DAYS  # days of past before the start (0: none)
 
 
 class Reply(Exception):
@@ -79,7 +80,9 @@ class Simulator:
             ORG_B: ContactCentre(ORG_B, options.seed, 12, start),
         }
         for centre in self.centres.values():  # the past, today's made now (in bulk)
-            centre.past = history.History(centre, options.seed, options.zone, start)
+            centre.past = history.History(
+                centre, options.seed, options.zone, start, options.history_days
+            )
             centre.past.day(centre.past.start_day)
         self.seq = {ORG_A: 0, ORG_B: 0}
         self.deliveries = Deliveries()
@@ -358,29 +361,38 @@ class Simulator:
             return self.paged(history.paged_calls, r)
         if r.query.get("status") == "active" or not (since or agent_id):
             return 200, envelope([call.rest() for call in r.centre.calls.values()]), {}
-        rows = r.centre.call_history(since or "", agent_id)
-        return 200, envelope([call.rest() for call in rows]), {}
+        try:  # the past too: the newest 200 of every call the service holds
+            since_ts = history.parse_time(since)
+        except ValueError:
+            raise error(400, "invalid_request", "since must be an ISO 8601 time") from None
+        now = max(time.time(), r.centre.now) + 1
+        since_ts = max(since_ts or now - 86400, now - (history.KEEP_DAYS + 1) * 86400)
+        rows = r.centre.past.calls(since_ts, now, agent_id)
+        return 200, envelope(rows[::-1][:200]), {}
 
     def rest_call(self, r, call_id):
         call = r.centre.history.get(call_id)
-        if call is None:
+        row = call.rest() if call else r.centre.past.find(call_id)
+        if row is None:
             raise error(404, "not_found", "No such call")
-        return 200, call.rest(), {}
+        return 200, row, {}
 
     def rest_recordings(self, r):
         """An ended call's recording, at an address signed for MEDIA_TTL_S."""
         self.recordings["asked"] += 1
-        call = r.centre.history.get(r.query.get("call_id", ""))
-        if call is None or not call.recording_id:
+        call_id = r.query.get("call_id", "")
+        call = r.centre.history.get(call_id)
+        found = call.rest() if call else r.centre.past.find(call_id)  # live, or the past's
+        if found is None or not found["recording_id"]:
             return 200, {"data": []}, {}
         expires = int(time.time()) + MEDIA_TTL_S
-        rid = call.recording_id
+        rid = found["recording_id"]
         signed = f"expires={expires}&sig={self.sign(rid, expires)}"
         url = f"http://{r.host}{MEDIA_PATH}{rid}.wav?{signed}"
         row = {
             "id": rid,
-            "call_id": call.id,
-            "duration_s": call.duration,
+            "call_id": call_id,
+            "duration_s": found["duration_s"],
             "url": url,
             "expires_at": iso(expires),
         }

@@ -33,6 +33,15 @@ class DayLog:
     calls: list = field(default_factory=list)
     states: list = field(default_factory=list)
     records: list = field(default_factory=list)
+    by_agent: dict | None = None  # agent id -> its calls, made on first use
+    by_id: dict | None = None  # call id -> its row, made on first use
+
+    def agents_calls(self, agent_id: str) -> list:
+        if self.by_agent is None:
+            self.by_agent = {}
+            for row in self.calls:
+                self.by_agent.setdefault(row["agent_id"], []).append(row)
+        return self.by_agent.get(agent_id, [])
 
 
 def _pick(rng, weighted):
@@ -53,8 +62,9 @@ def _mean_wait_s(hour: float, weekend: bool) -> float:
 class History:
     """The past of one `ContactCentre` (model.py), read by the paged endpoints."""
 
-    def __init__(self, centre, seed: int, zone: str, start: float):
+    def __init__(self, centre, seed: int, zone: str, start: float, keep_days: int = KEEP_DAYS):
         self.centre = centre
+        self.keep_days = keep_days  # 0: no past at all, not even today's before the start
         self.seed = seed
         self.tz = ZoneInfo(zone)
         self.start = start
@@ -71,8 +81,9 @@ class History:
     def day(self, day: date) -> DayLog:
         """The day's past, made on first use (empty outside the kept days and after the start)."""
         if day not in self.days:
-            first = self.start_day - timedelta(days=KEEP_DAYS)
-            self.days[day] = self._make(day) if first <= day <= self.start_day else DayLog()
+            first = self.start_day - timedelta(days=self.keep_days)
+            kept = self.keep_days and first <= day <= self.start_day
+            self.days[day] = self._make(day) if kept else DayLog()
         return self.days[day]
 
     def days_between(self, since: float, until: float):
@@ -223,19 +234,28 @@ class History:
             log.records.append((at, "alert", row))
 
     # ---- Reads (the past, then what the live model did since the start) ----------------------
-    def calls(self, since: float, until: float) -> list[dict]:
-        """Calls started in [since, until), oldest first (ties by id)."""
+    def calls(self, since: float, until: float, agent_id: str | None = None) -> list[dict]:
+        """Calls started in [since, until) (one agent's, or all), oldest first (ties by id)."""
         lo, hi = iso(since), iso(until)
         rows = [
             row
             for day in self.days_between(since, until)
-            for row in day.calls
+            for row in (day.calls if agent_id is None else day.agents_calls(agent_id))
             if lo <= row["started_at"] < hi
         ]
-        live = [x.rest() for x in self.centre.history.values() if x.started >= self.start]
+        live = [x.rest() for x in self.centre.history.values() if agent_id in (None, x.agent_id)]
         rows += [row for row in live if lo <= row["started_at"] < hi]
         rows.sort(key=lambda row: (row["started_at"], row["id"]))
         return rows
+
+    def find(self, call_id: str) -> dict | None:
+        """A past call by its id, among the days made so far."""
+        for day in self.days.values():
+            if day.by_id is None:
+                day.by_id = {row["id"]: row for row in day.calls}
+            if call_id in day.by_id:
+                return day.by_id[call_id]
+        return None
 
     def states(self, since: float, until: float) -> list[tuple]:
         """Every state an agent held in [since, until), by start; the current ones end None."""

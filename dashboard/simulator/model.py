@@ -464,17 +464,6 @@ class ContactCentre:
         while len(self.history) > HISTORY:
             self.history.popitem(last=False)
 
-    def call_history(self, since: str = "", agent_id: str | None = None) -> list[Call]:
-        """Calls started at or after `since` (one agent's, or all), newest first, at most 200."""
-        found = []
-        for call in reversed(self.history.values()):
-            if since and iso(call.started) < since:
-                continue
-            if agent_id is None or call.agent_id == agent_id:
-                found.append(call)
-        found.sort(key=lambda call: call.started, reverse=True)
-        return found[:200]
-
     def alert_data(self, call: Call | None = None):
         r = self.rng
         agent_id = call.agent_id if call else r.choice(list(self.agents))

@@ -33,6 +33,12 @@ class Command(BaseCommand):
             default=env("TIME_ZONE", "UTC"),
             help="the organisation's time zone: its days and busy hours (history)",
         )
+        parser.add_argument(
+            "--history-days",
+            type=int,
+            default=35,
+            help="days of history before the start, today's part included (0: none)",
+        )
         parser.add_argument("--faults", action="store_true", help="enable /_control/")
         parser.add_argument("--anon-key", default=env("SIM_ANON_KEY", "sim-anon-key"))
         parser.add_argument("--password", default=env("SIM_PASSWORD", "sim-password"))
@@ -69,6 +75,7 @@ class Command(BaseCommand):
             faults=o["faults"],
             without=groups_off(o["without"]),
             zone=o["zone"],
+            history_days=max(0, o["history_days"]),
         )
         asyncio.run(self.serve(Simulator(options), o["host"], o["port"]))
 
