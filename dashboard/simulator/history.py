@@ -70,6 +70,7 @@ class History:
         self.start = start
         self.start_day = self.day_of(start)
         self.days: dict[date, DayLog] = {}
+        self.windows: dict[tuple, tuple] = {}  # query window -> (kept until, its rows)
 
     # ---- Days ------------------------------------------------------------------------------
     def day_of(self, ts: float) -> date:
@@ -318,6 +319,7 @@ def parse_time(value: str | None) -> float | None:
 
 # ---- Paging (contract 6.3) ----------------------------------------------------------------
 MAX_LIMIT = 1000
+WINDOW_KEPT_S = 120.0
 STATES_PAGE = 1000
 
 
@@ -342,10 +344,23 @@ def page(rows: list, key, cursor: str | None, limit: int) -> tuple[list, str | N
     """The `limit` rows after the cursor's key (rows sorted by `key`), and the next cursor."""
     after = after_cursor(cursor)
     if after is not None:
-        keys = [key(row) for row in rows]
-        rows = rows[bisect.bisect_right(keys, after) :]
+        rows = rows[bisect.bisect_right(rows, after, key=key) :]
     out = rows[:limit]
     return out, (cursor_of(key(out[-1])) if len(rows) > limit else None)
+
+
+def kept(past: History, name: str, since: float, until: float, now: float, make) -> list:
+    """The rows of one query window, made once while a client pages through it (a window
+    that ends in the past only: one still open grows with the live floor)."""
+    if until > now:
+        return make()
+    key = (name, since, until)
+    found = past.windows.get(key)
+    if found is None or found[0] < now:
+        if len(past.windows) > 20:
+            past.windows.clear()
+        found = past.windows[key] = (now + WINDOW_KEPT_S, make())
+    return found[1]
 
 
 def window(query: dict, now: float) -> tuple[float, float, int]:
@@ -364,16 +379,16 @@ def window(query: dict, now: float) -> tuple[float, float, int]:
 
 def paged_calls(past: History, query: dict, now: float) -> dict:
     since, until, limit = window(query, now)
-    rows = past.calls(since, until)
+    rows = kept(past, "calls", since, until, now, lambda: past.calls(since, until))
     out, nxt = page(rows, lambda r: (r["started_at"], r["id"]), query.get("cursor"), limit)
     return {"data": out, "count": len(out), "next_cursor": nxt}
 
 
 def paged_states(past: History, query: dict, now: float) -> dict:
     since, until, _ = window({**query, "limit": str(STATES_PAGE)}, now)
-    rows = [state_row(s) for s in past.states(since, until)]
-    out, nxt = page(rows, lambda r: (r["since"], r["agentId"]), query.get("cursor"), STATES_PAGE)
-    return {"data": out, "nextCursor": nxt}
+    rows = kept(past, "states", since, until, now, lambda: past.states(since, until))
+    out, nxt = page(rows, lambda s: (iso(s[0]), s[2]), query.get("cursor"), STATES_PAGE)
+    return {"data": [state_row(s) for s in out], "nextCursor": nxt}
 
 
 RECORDS = {  # list -> (kind in the history, its time field, its id field)
@@ -386,7 +401,7 @@ RECORDS = {  # list -> (kind in the history, its time field, its id field)
 def paged_records(past: History, name: str, query: dict, now: float) -> dict:
     kind, stamp, ident = RECORDS[name]
     since, until, limit = window(query, now)
-    rows = past.records(kind, since, until, stamp)
+    rows = kept(past, name, since, until, now, lambda: past.records(kind, since, until, stamp))
     out, nxt = page(rows, lambda r: (r[stamp], r[ident]), query.get("cursor"), limit)
     return {"data": out, "count": len(out), "next_cursor": nxt}
 
