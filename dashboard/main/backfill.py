@@ -20,10 +20,10 @@ and in the history is one row: every table is keyed by the service's ids.
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from django.db import transaction
 
 from dashboard.drilldown.models import CallSeen, StateChange
@@ -51,6 +51,14 @@ from dashboard.upstream import history as h
 from dashboard.upstream.errors import NotOffered, UpstreamError
 
 log = logging.getLogger("dashboard.main.backfill")
+
+
+def in_thread(fn):
+    """Work of seconds (a day of 1,000 agents): in a thread of its own, never in Django's
+    one shared sync thread, which pages and the other background writers wait for."""
+    return database_sync_to_async(fn, thread_sensitive=False)
+
+
 PAGE_PAUSE_S = 0.1  # between two pages: at most ten requests a second to the service
 RETRY_S = 10.0
 CALL_MARGIN = timedelta(hours=2)  # a call ended today may have started before midnight
@@ -109,7 +117,7 @@ class Backfill:
 
     # ---- The background work ------------------------------------------------------------------
     async def run(self, stop: asyncio.Event):
-        self.journal_mark = await sync_to_async(last_journal_row)()
+        self.journal_mark = await in_thread(last_journal_row)()
         while not stop.is_set() and self.offered:
             if self.live_from is None:
                 await pause(stop, 0.5)
@@ -135,7 +143,7 @@ class Backfill:
         start = self.state.start_of_day(self.live_from)
         day = start.astimezone(self.state.tz).date()
         first = {a: since.isoformat() for a, since in self.first.items()}
-        row = await sync_to_async(claim_day)(day, start, self.live_from, first)
+        row = await in_thread(claim_day)(day, start, self.live_from, first)
         if row.done:
             if not self.gap_done:  # a restart: the states the agents went through meanwhile
                 await self.fill_gap(start)
@@ -153,9 +161,13 @@ class Backfill:
             filled.records[name] = await self.read(
                 h.records_page, start, until, 0.85 + 0.05 * n, 0.05, name=name
             )
-        self.count_calls(filled, start, until, today=True)
-        self.count_states(filled, start, until, cuts)
-        await sync_to_async(write_day)(day, filled, start, until, cuts)
+        # Counted in a thread (a day of 1,000 agents is a few hundred thousand rows), from
+        # copies of what the live state counted so far, taken here on the event loop.
+        seen = (set(self.state.seen_started), set(self.state.seen_ended))
+        base = {at: replace(x) for at, x in self.state.base.items()}
+        await in_thread(count_calls)(filled, start, until, *seen, base)
+        await in_thread(count_states)(filled, start, until, cuts)
+        await in_thread(write_day)(day, filled, start, until, cuts)
         self.recorder.add_stored(filled.slots)
         self.progress = None
         await self.filled()
@@ -172,7 +184,7 @@ class Backfill:
         The state it was in then was never counted (a state counts when it ends), so it
         counts here; calls ended meanwhile come from the service's call list
         (`LiveState.fill`)."""
-        lasts = await sync_to_async(last_states)(self.journal_mark, self.live_from)
+        lasts = await in_thread(last_states)(self.journal_mark, self.live_from)
         lasts = {a: since for a, since in lasts.items() if a in self.first}
         if not lasts:
             return
@@ -184,8 +196,8 @@ class Backfill:
             for x in spans
             if x.agent_id in lasts and lasts[x.agent_id] <= x.since < self.first[x.agent_id]
         ]
-        self.count_states(filled, start, self.live_from, self.first)
-        await sync_to_async(write_gap)(filled, start, self.first, self.live_from)
+        await in_thread(count_states)(filled, start, self.live_from, dict(self.first))
+        await in_thread(write_gap)(filled, start, self.first, self.live_from)
         self.recorder.add_stored(filled.slots)
         log.info("the states of %d agents while no dashboard followed filled", len(lasts))
 
@@ -197,15 +209,15 @@ class Backfill:
         day = today - timedelta(days=7)
         start = day_start(day, self.state.tz)
         end = day_start(day + timedelta(days=1), self.state.tz)
-        if await sync_to_async(day_known)(day, start, end):
+        if await in_thread(day_known)(day, start, end):
             self.last_week_done = today
             return
         filled = Filled()
         filled.calls = await self.read(h.calls_page, start - CALL_MARGIN, end, None, 0)
         filled.spans = await self.read(h.states_page, start, end, None, 0)
-        self.count_calls(filled, start, end, today=False)
-        self.count_states(filled, start, end, {})
-        await sync_to_async(write_past_day)(day, filled, end)
+        await in_thread(count_calls)(filled, start, end, set(), set(), {})
+        await in_thread(count_states)(filled, start, end, {})
+        await in_thread(write_past_day)(day, filled, end)
         self.recorder.add_stored({}, last_week=True)
         self.last_week_done = today
         await self.filled()
@@ -237,57 +249,58 @@ class Backfill:
                 return rows
             await asyncio.sleep(self.pause_s)
 
-    # ---- Counting, as the live state counts (dashboard/live/state.py) ---------------------
-    def count_calls(self, filled: Filled, start, until, today: bool):
-        seen_started = self.state.seen_started if today else set()
-        seen_ended = self.state.seen_ended if today else set()
-        found: dict[datetime, Counts] = {}
-        for call in filled.calls:
-            started = call.started_at
-            if started and start <= started < until and call.call_id not in seen_started:
-                found.setdefault(slot_of(started), Counts()).add(calls=1)
-            ended = call.ended_at
-            if ended and start <= ended < until and call.call_id not in seen_ended:
-                slot = found.setdefault(slot_of(ended), Counts())
-                slot.add(completed=1)
-                if call.ai_handled:
-                    slot.add(ai_completed=1)
-                elif call.agent_id:
-                    slot.add(handled=1, handle_s=call.duration_s or 0)
-        base = self.state.base if today else {}
-        for at, got in found.items():  # what a list read earlier already added is not again
-            had = base.get(at, Counts())
-            more = {n: getattr(got, n) - getattr(had, n) for n in CALL_COUNTERS}
-            more = {n: v for n, v in more.items() if v > 0}
-            if more.get("handled"):
-                more["handle_s"] = got.handle_s * more["handled"] / got.handled
-            if more:
-                filled.slots.setdefault(at, Counts()).add(**more)
 
-    def count_states(self, filled: Filled, start, until, cuts: dict):
-        """Time in each state up to where the live state counts the agent from."""
-        for span in filled.spans:
-            cut = min(until, cuts.get(span.agent_id, until))
-            begin, end = max(span.since, start), min(span.until or cut, cut)
-            if end <= begin:
-                continue
-            if span.status == "wrap_up" and span.since >= start:
-                filled.slots.setdefault(slot_of(end), Counts()).add(
-                    handle_s=(end - begin).total_seconds()
-                )
-            name = (
-                "busy_s"
-                if span.status in BUSY_STATES
-                else "available_s"
-                if span.status == "available"
-                else ""
+# ---- Counting, as the live state counts (dashboard/live/state.py) -------------------------
+def count_calls(filled: Filled, start, until, seen_started, seen_ended, base: dict):
+    """Calls started and ended in [start, until) that the live state did not count;
+    per slot and counter only what `base` (counted from elsewhere) does not hold."""
+    found: dict[datetime, Counts] = {}
+    for call in filled.calls:
+        started = call.started_at
+        if started and start <= started < until and call.call_id not in seen_started:
+            found.setdefault(slot_of(started), Counts()).add(calls=1)
+        ended = call.ended_at
+        if ended and start <= ended < until and call.call_id not in seen_ended:
+            slot = found.setdefault(slot_of(ended), Counts())
+            slot.add(completed=1)
+            if call.ai_handled:
+                slot.add(ai_completed=1)
+            elif call.agent_id:
+                slot.add(handled=1, handle_s=call.duration_s or 0)
+    for at, got in found.items():  # what a list read earlier already added is not again
+        had = base.get(at, Counts())
+        more = {n: getattr(got, n) - getattr(had, n) for n in CALL_COUNTERS}
+        more = {n: v for n, v in more.items() if v > 0}
+        if more.get("handled"):
+            more["handle_s"] = got.handle_s * more["handled"] / got.handled
+        if more:
+            filled.slots.setdefault(at, Counts()).add(**more)
+
+
+def count_states(filled: Filled, start, until, cuts: dict):
+    """Time in each state up to where the live state counts the agent from."""
+    for span in filled.spans:
+        cut = min(until, cuts.get(span.agent_id, until))
+        begin, end = max(span.since, start), min(span.until or cut, cut)
+        if end <= begin:
+            continue
+        if span.status == "wrap_up" and span.since >= start:
+            filled.slots.setdefault(slot_of(end), Counts()).add(
+                handle_s=(end - begin).total_seconds()
             )
-            while name and begin < end:
-                part = min(slot_of(begin) + SLOT, end)
-                filled.slots.setdefault(slot_of(begin), Counts()).add(
-                    **{name: (part - begin).total_seconds()}
-                )
-                begin = part
+        name = (
+            "busy_s"
+            if span.status in BUSY_STATES
+            else "available_s"
+            if span.status == "available"
+            else ""
+        )
+        while name and begin < end:
+            part = min(slot_of(begin) + SLOT, end)
+            filled.slots.setdefault(slot_of(begin), Counts()).add(
+                **{name: (part - begin).total_seconds()}
+            )
+            begin = part
 
 
 def _when(row):

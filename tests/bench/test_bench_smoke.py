@@ -87,3 +87,11 @@ def test_it_measures_recording_and_seeking_the_floor_replay(tmp_path):
     assert 0 < got["seek_p50_ms"] <= got["seek_p99_ms"] <= got["seek_max_ms"]
     assert got["table_mb"] > 0 and got["bytes_per_event"] > 0 and got["mb_per_day"] > 0
     assert "replay_smoke" in run.stdout
+
+
+def test_it_measures_a_small_backfill_while_the_floor_moves(tmp_path):
+    bench("backfill_smoke", tmp_path)
+    result = json.loads((tmp_path / "latest.json").read_text())["backfill_smoke"]
+    assert (result["agents"], result["events_per_s"]) == (40, 20)
+    assert 0 < result["today_s"] <= result["backfill_s"]
+    assert result["pushes_during"] > 0 and result["live_p99_ms_after"] > 0
