@@ -98,9 +98,9 @@ async def _window(server, cookie: str, sockets: int, started: float) -> dict:
         for _ in range(sockets)
     ]
     try:
-        await asyncio.to_thread(wait_until, lambda: TODAY in server.log(), 300, "today")
+        await asyncio.to_thread(wait_until, lambda: TODAY in server.log(), 600, "today")
         today_s = time.monotonic() - started
-        await asyncio.to_thread(wait_until, lambda: LAST_WEEK in server.log(), 300, "last week")
+        await asyncio.to_thread(wait_until, lambda: LAST_WEEK in server.log(), 600, "last week")
         backfill_s = time.monotonic() - started
         during_s = backfill_s
         phase[0] = "after"
