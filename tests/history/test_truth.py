@@ -206,7 +206,7 @@ def test_a_restart_mid_day_counts_nothing_twice(floor):
 
 def test_figures_being_filled_say_so_instead_of_a_wrong_number(floor):
     sim, start = floor
-    sim.control("rest-delay", seconds=1, for_s=60)  # a slow service: the fill takes a while
+    sim.control("rest-delay", seconds=2.5, for_s=120)  # a slow service: the fill takes a while
     server = start()
     client = server.signed_in_client("bob")
 
@@ -219,5 +219,5 @@ def test_figures_being_filled_say_so_instead_of_a_wrong_number(floor):
 
     said = wait_until(lambda: re.search(FILLING + r": (\d+)%", strip()), 45, "the filling note")
     assert 0 <= int(said.group(1)) < 100
-    kpis = wait_until(lambda: "Completed" in (k := current_kpis(server, client)) and k, 120, "done")
+    kpis = wait_until(lambda: "Completed" in (k := current_kpis(server, client)) and k, 180, "done")
     assert int(kpis["Completed"]) > 20
