@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import alerts, browser, interventions, reconnect, replay
+from bench import alerts, backfill, browser, interventions, reconnect, replay
 from dashboard.live.feed import TICK_S  # the reference coalesces on the live feed's tick
 from dashboard.testing.processes import Process, free_port
 from dashboard.testing.servers import start_dashboard
@@ -59,6 +59,10 @@ SCENARIOS = {
     ]
 }
 OTHERS = {  # scenarios with a module of their own
+    "backfill": backfill.measure,
+    "backfill_smoke": lambda workdir, spawn: backfill.measure(  # the smoke test's
+        workdir, agents=40, rate=20, sockets=3
+    ),
     "reconnect": reconnect.measure,
     "interventions": interventions.measure,
     "replay": replay.measure,

@@ -22,7 +22,7 @@ from urllib.parse import parse_qs
 
 import socketio
 
-from . import interventions
+from . import history, interventions
 from .inbound import Inbound
 from .model import ContactCentre, iso
 from .tenants import ORG_A, ORG_B, TokenStore, make_users
@@ -55,6 +55,8 @@ class Options:
     webhook_secret: str = ""
     faults: bool = False
     without: dict = field(default_factory=dict)  # outbound group -> 404 or 405
+    zone: str = "UTC"  # the organisation's zone: its days and busy hours
+    history_days: int = history.KEEP_DAYS  # days of past before the start (0: none)
 
 
 class Reply(Exception):
@@ -83,6 +85,11 @@ class Simulator:
             org: Inbound(f"{options.seed}:{org}", centre.queues, centre.agents, start)
             for org, centre in self.centres.items()
         }
+        for centre in self.centres.values():  # the past, today's made now (in bulk)
+            centre.past = history.History(
+                centre, options.seed, options.zone, start, options.history_days
+            )
+            centre.past.day(centre.past.start_day)
         self.seq = {ORG_A: 0, ORG_B: 0}
         self.deliveries = Deliveries()
         if options.webhook_url and options.webhook_secret:
@@ -363,31 +370,42 @@ class Simulator:
     def rest_calls(self, r):
         """`status=active` (or nothing): the live calls; `since` and/or `agent_id`: history."""
         since, agent_id = r.query.get("since"), r.query.get("agent_id")
+        if history.is_paged(r.query) and r.query.get("status") != "active" and not agent_id:
+            return self.paged(history.paged_calls, r)
         if r.query.get("status") == "active" or not (since or agent_id):
             return 200, envelope([call.rest() for call in r.centre.calls.values()]), {}
-        rows = r.centre.call_history(since or "", agent_id)
-        return 200, envelope([call.rest() for call in rows]), {}
+        try:  # the past too: the newest 200 of every call the service holds
+            since_ts = history.parse_time(since)
+        except ValueError:
+            raise error(400, "invalid_request", "since must be an ISO 8601 time") from None
+        now = max(time.time(), r.centre.now) + 1
+        since_ts = max(since_ts or now - 86400, now - (history.KEEP_DAYS + 1) * 86400)
+        rows = r.centre.past.calls(since_ts, now, agent_id)
+        return 200, envelope(rows[::-1][:200]), {}
 
     def rest_call(self, r, call_id):
         call = r.centre.history.get(call_id)
-        if call is None:
+        row = call.rest() if call else r.centre.past.find(call_id)
+        if row is None:
             raise error(404, "not_found", "No such call")
-        return 200, call.rest(), {}
+        return 200, row, {}
 
     def rest_recordings(self, r):
         """An ended call's recording, at an address signed for MEDIA_TTL_S."""
         self.recordings["asked"] += 1
-        call = r.centre.history.get(r.query.get("call_id", ""))
-        if call is None or not call.recording_id:
+        call_id = r.query.get("call_id", "")
+        call = r.centre.history.get(call_id)
+        found = call.rest() if call else r.centre.past.find(call_id)  # live, or the past's
+        if found is None or not found["recording_id"]:
             return 200, {"data": []}, {}
         expires = int(time.time()) + MEDIA_TTL_S
-        rid = call.recording_id
+        rid = found["recording_id"]
         signed = f"expires={expires}&sig={self.sign(rid, expires)}"
         url = f"http://{r.host}{MEDIA_PATH}{rid}.wav?{signed}"
         row = {
             "id": rid,
-            "call_id": call.id,
-            "duration_s": call.duration,
+            "call_id": call_id,
+            "duration_s": found["duration_s"],
             "url": url,
             "expires_at": iso(expires),
         }
@@ -418,16 +436,32 @@ class Simulator:
         return 200, campaign.rest(), {}
 
     def rest_scorecards(self, r):
+        if history.is_paged(r.query):
+            return self.paged(history.paged_records, r, "scorecards")
         return 200, envelope(r.since(r.centre.scorecards, "scored_at")), {}
 
     def rest_templates(self, r):
         return 200, envelope(r.centre.templates), {}
 
     def rest_checks(self, r):
+        if history.is_paged(r.query):
+            return self.paged(history.paged_records, r, "checks")
         return 200, envelope(r.since(r.centre.checks, "checked_at")), {}
 
     def rest_alerts(self, r):
+        if history.is_paged(r.query):
+            return self.paged(history.paged_records, r, "alerts")
         return 200, envelope(r.since(r.centre.alerts, "created_at")), {}
+
+    def rest_status_history(self, r):
+        return self.paged(history.paged_states, r)
+
+    def paged(self, read, r, *args):
+        """A page of the history (contract 6.3); a bad parameter is a 400 with a sentence."""
+        try:
+            return 200, read(r.centre.past, *args, r.query, max(time.time(), r.centre.now)), {}
+        except ValueError as exc:
+            raise error(400, "invalid_request", str(exc)) from None
 
     def rest_ai(self, r):
         return 200, {"enabled": True, "capabilities": ["dialer", "booking", "qa"]}, {}
@@ -720,6 +754,15 @@ class Simulator:
         await self.send(ORG_A, kind, payload)
         return payload
 
+    async def control_day_figures(self, data):
+        """Organisation A's day up to `at` (default now) from its own history: the truth a
+        test compares the dashboard's day figures and agents' days with."""
+        try:
+            at = history.parse_time(data.get("at")) or time.time()
+        except ValueError:
+            raise error(400, "bad_request", "at must be an ISO 8601 time with a zone") from None
+        return history.day_figures(self.centres[ORG_A].past, at)
+
     async def control_pause(self, data):
         self.paused = True
 
@@ -747,6 +790,7 @@ class Request:
 # (method, path): handler; a "*" segment matches any one and is passed to the handler.
 API = {
     ("GET", "agent-status"): Simulator.rest_agents,
+    ("GET", "agent-status/history"): Simulator.rest_status_history,
     ("GET", "calls"): Simulator.rest_calls,
     ("GET", "calls/*"): Simulator.rest_call,
     ("GET", "recordings"): Simulator.rest_recordings,

@@ -85,6 +85,7 @@ CONNECTED_OUTCOMES = [
 ]
 UNCONNECTED_OUTCOMES = [("no_answer", 55), ("voicemail", 30), ("busy", 15)]
 ALERT_KINDS = ["long_hold", "script_deviation", "negative_sentiment", "compliance_miss"]
+STATUS_LOG = 1_000_000  # states left, kept for GET /agent-status/history, oldest dropped first
 HISTORY = 20_000  # calls kept for GET /calls/{id} and the call history, oldest dropped first
 
 
@@ -269,6 +270,8 @@ class ContactCentre:
         self.alerts: list[dict] = []
         self.appointments: list[dict] = []
         self.pending: list[tuple[float, str, dict]] = []  # (due, webhook event, data)
+        # States the agents left since the start: (since, until, agent id, status, call id)
+        self.status_log: list[tuple] = []
         self.outbound = Outbound(f"{seed}:{org_id}", self.campaigns, self.agents, start)
 
     def uid(self) -> str:
@@ -298,6 +301,10 @@ class ContactCentre:
         return events, records
 
     def set_status(self, agent: Agent, status: str, call_id=None):
+        if self.now > agent.since:
+            self.status_log.append((agent.since, self.now, agent.id, agent.status, agent.call_id))
+            if len(self.status_log) > STATUS_LOG:
+                del self.status_log[: STATUS_LOG // 10]
         agent.changed_by = None
         if status == "available" and agent.pending_status:  # asked during the call: now
             status, agent.changed_by = agent.pending_status, agent.pending_by
@@ -471,17 +478,6 @@ class ContactCentre:
         self.history[call.id] = call
         while len(self.history) > HISTORY:
             self.history.popitem(last=False)
-
-    def call_history(self, since: str = "", agent_id: str | None = None) -> list[Call]:
-        """Calls started at or after `since` (one agent's, or all), newest first, at most 200."""
-        found = []
-        for call in reversed(self.history.values()):
-            if since and iso(call.started) < since:
-                continue
-            if agent_id is None or call.agent_id == agent_id:
-                found.append(call)
-        found.sort(key=lambda call: call.started, reverse=True)
-        return found[:200]
 
     def alert_data(self, call: Call | None = None):
         r = self.rng

@@ -97,3 +97,11 @@ def test_it_measures_the_alerts_and_chat_posts_a_floor_makes(tmp_path):
     assert got["chat_posts"] <= got["transitions_posted"]
     assert 0 <= got["largest_burst_posts_per_minute"] <= got["chat_posts"]
     assert "alerts_smoke" in run.stdout
+
+
+def test_it_measures_a_small_backfill_while_the_floor_moves(tmp_path):
+    bench("backfill_smoke", tmp_path)
+    result = json.loads((tmp_path / "latest.json").read_text())["backfill_smoke"]
+    assert (result["agents"], result["events_per_s"]) == (40, 20)
+    assert 0 < result["today_s"] <= result["backfill_s"]
+    assert result["pushes_during"] > 0 and result["live_p99_ms_after"] > 0
