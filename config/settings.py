@@ -270,6 +270,13 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_DISABLE_ACCESS_LOG = True  # successful sign-ins are user.last_login; failures are logged
 AXES_VERBOSE = False  # dashboard/accounts/audit.py logs each failure and lockout once
+# Proxies in front of the web workers that each append to X-Forwarded-For (1: nginx alone);
+# the throttle and the audit log take the address the outermost of them saw
+# (dashboard/accounts/address.py). 0: no proxy, the socket's peer address.
+TRUSTED_PROXIES = env.int("TRUSTED_PROXIES", default=0)
+if TRUSTED_PROXIES < 0:
+    raise ImproperlyConfigured("TRUSTED_PROXIES must be 0 or more")
+AXES_CLIENT_IP_CALLABLE = "dashboard.accounts.address.client_address"
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
