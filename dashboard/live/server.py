@@ -170,11 +170,15 @@ class BoundedHTTPFactory(HTTPFactory):
 
 class CompressingWebSocket(DaphneWebSocketProtocol):
     """Daphne's websocket, whose messages, where permessage-deflate was negotiated, are
-    compressed each on its own like the fan-out's (frames.py)."""
+    compressed each on its own like the fan-out's (frames.py). A message to a socket that
+    is closing (the browser left while its consumer was sending) is dropped: autobahn
+    would raise, and Daphne log the consumer's traceback, for a frame no one would read."""
 
     def sendMessage(self, payload, isBinary=False, fragmentSize=None, sync=False, **kwargs):
+        if self.state != self.STATE_OPEN:
+            return
         deflate = self._perMessageCompress
-        if deflate is None or fragmentSize or sync or kwargs or self.state != self.STATE_OPEN:
+        if deflate is None or fragmentSize or sync or kwargs:
             return super().sendMessage(payload, isBinary, fragmentSize, sync, **kwargs)
         self.sendData(frame(payload, deflate.server_max_window_bits, isBinary))
 

@@ -10,13 +10,20 @@ from django.utils.formats import date_format
 from . import reader
 
 
+class BadMoment(ValueError):
+    """`?at=` has the shape of a moment that does not exist (month 99, offset +99:00)."""
+
+
 def asked(request, span) -> datetime | None:
     """The moment in `?at=` (ISO 8601; the organisation's zone when it has none), kept
     within what was recorded; the last moment recorded without one."""
     if span is None:
         return None
     first, last = span
-    when = parse_datetime(request.GET.get("at", "") or "")
+    try:
+        when = parse_datetime(request.GET.get("at", "") or "")
+    except ValueError:
+        raise BadMoment("?at= is not a moment that exists: use YYYY-MM-DDTHH:MM:SS") from None
     if when is None:
         return last
     if when.tzinfo is None:

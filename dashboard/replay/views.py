@@ -1,19 +1,26 @@
 """The floor replay's page and its frames: the live view's floor at a chosen moment."""
 
-from django.http import JsonResponse
+from django.http import HttpResponseBadRequest, JsonResponse
 from django.shortcuts import render
 
 from dashboard.accounts.roles import SUPERVISOR, role_required
 from dashboard.live.render import STATE_LOOK
 
 from . import reader
-from .pages import asked, day_span, days_of, frame
+from .pages import BadMoment, asked, day_span, days_of, frame
+
+
+def refused(bad: BadMoment):
+    return HttpResponseBadRequest(str(bad), content_type="text/plain; charset=utf-8")
 
 
 @role_required(SUPERVISOR)
 def page(request):
     span = reader.span()
-    when = asked(request, span)
+    try:
+        when = asked(request, span)
+    except BadMoment as bad:
+        return refused(bad)
     context = {"recorded": span is not None, "states": [(k, v) for k, (_, v) in STATE_LOOK.items()]}
     if span is not None:
         shown = frame(when)
@@ -35,7 +42,10 @@ def page(request):
 def moment(request):
     """One frame, for the page's script: the parts joined as the live pushes are."""
     span = reader.span()
-    when = asked(request, span)
+    try:
+        when = asked(request, span)
+    except BadMoment as bad:
+        return refused(bad)
     if when is None:
         return JsonResponse({"error": "Nothing recorded yet."}, status=404)
     shown = frame(when)
