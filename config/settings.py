@@ -191,6 +191,9 @@ DATABASES = {
 # and closes what it opened (`database_sync_to_async`); with 0 each one opened the file again
 # (WAL pragma and functions), which made a deploy's 500 handshakes take twice as long.
 DATABASES["default"].setdefault("CONN_MAX_AGE", 60)
+# A kept connection is checked before reuse: after a database restart the first request on
+# each worker's old connection failed (500) instead of opening a new one.
+DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The web requests and the webhook processor write at once: wait for the lock, and let
     # readers read while a write is under way.
@@ -204,6 +207,7 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL", default="")
+HEALTH_CACHE_TIMEOUT_S = env.float("HEALTH_CACHE_TIMEOUT_S", default=1.0)
 # With Redis, several bridges may run: one holds this lease and works, the others wait.
 BRIDGE_LEASE_S = env.float("BRIDGE_LEASE_S", default=5.0)
 if REDIS_URL:
@@ -217,7 +221,17 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-        }
+        },
+        # The same Redis for the health checks, which give up quickly: a probe that hangs
+        # on a stalled Redis fails late, where 503 at once says what is wrong.
+        "health": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {
+                "socket_timeout": HEALTH_CACHE_TIMEOUT_S,
+                "socket_connect_timeout": HEALTH_CACHE_TIMEOUT_S,
+            },
+        },
     }
 else:
     CHANNEL_LAYERS = {
@@ -234,6 +248,7 @@ else:
             "OPTIONS": {"MAX_ENTRIES": 100_000},
         }
     }
+    CACHES["health"] = CACHES["default"]  # the same LOCATION: the same entries
 
 # The web server (dashboard/live/server.py, docs/deploy.md): a websocket with more than this
 # unsent skips pushes until it drains, and is closed with 1012 if it has not drained in time;
