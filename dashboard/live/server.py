@@ -46,6 +46,7 @@ from django.conf import settings
 from twisted.internet import abstract, reactor, task, tcp
 from twisted.web import http
 
+from .access import AccessLog
 from .frames import frame
 from .hub import EXTENSION, JOIN, LEAVE, Hub, require
 
@@ -198,6 +199,8 @@ class FanoutServer(Server):
     def __init__(self, application, **kwargs):
         super().__init__(application, **kwargs)
         check_internals()
+        if self.action_logger is not None:  # Daphne's command line: its access log
+            self.action_logger = AccessLog()
         self.hub = Hub(
             cap=settings.FANOUT_BUFFER_CAP_BYTES,
             close_after_s=settings.FANOUT_BEHIND_CLOSE_S,
