@@ -208,6 +208,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL", default="")
 HEALTH_CACHE_TIMEOUT_S = env.float("HEALTH_CACHE_TIMEOUT_S", default=1.0)
+# /metrics for Prometheus answers only `Authorization: Bearer <METRICS_TOKEN>`; unset: 404.
+# Several processes: PROMETHEUS_MULTIPROC_DIR, an empty directory shared by all of them.
+METRICS_TOKEN = env("METRICS_TOKEN", default="")
 # With Redis, several bridges may run: one holds this lease and works, the others wait.
 BRIDGE_LEASE_S = env.float("BRIDGE_LEASE_S", default=5.0)
 if REDIS_URL:

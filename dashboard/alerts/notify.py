@@ -23,6 +23,7 @@ import httpx
 from django.conf import settings
 
 from dashboard.live.handshake import in_thread
+from dashboard.shared import metrics
 
 from .models import AlertDelivery
 
@@ -113,6 +114,7 @@ class Notifier:
             except httpx.HTTPError as exc:
                 error = f"{type(exc).__name__}: {exc}"[:500]
             delivered = not error
+            metrics.ALERT_DELIVERIES.labels("delivered" if delivered else "failed").inc()
             if delivered and attempt == 1:
                 late = (datetime.now(UTC) - out.due).total_seconds()
                 log.info(

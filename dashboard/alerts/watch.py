@@ -31,6 +31,7 @@ from django.db import IntegrityError, transaction
 
 from dashboard.live.handshake import in_thread
 from dashboard.live.leader import still_leading
+from dashboard.shared import metrics
 from dashboard.shared.aio import pause
 
 from . import tray
@@ -162,6 +163,7 @@ class AlertWatch:
             self.outside_at = time.monotonic()
             await self.guarded("reading the figures from outside the live state", self.read_outside)
         transitions = self.engine.evaluate(self.floor(), now())
+        metrics.alerts_evaluated(transitions)
         if not transitions:
             if republish:
                 await self.publish()

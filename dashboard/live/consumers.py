@@ -17,6 +17,7 @@ from django.template.loader import render_to_string
 from dashboard.accounts import scope
 from dashboard.accounts.roles import RANK, WALLBOARD, user_role
 from dashboard.accounts.sockets import CLOSE_FORBIDDEN, CLOSE_SIGNED_OUT, AccessGuard
+from dashboard.shared import metrics
 
 from . import fanout
 from .feed import GROUP, LIVE_VIEW, SNAPSHOT_KEY, STATUS_GROUP, STATUS_KEY, TEAMS_KEY, Shows
@@ -61,6 +62,7 @@ class PushConsumer(AccessGuard, AsyncWebsocketConsumer):
             await self.close(code=CLOSE_SIGNED_OUT if role is None else CLOSE_FORBIDDEN)
             return
         await self.accept()
+        metrics.socket_opened(self)
         await self.guard()
         await self.send_snapshot()
         await self.follow()
@@ -90,6 +92,7 @@ class PushConsumer(AccessGuard, AsyncWebsocketConsumer):
                 await self.send(text_data=got[key])
 
     async def disconnect(self, code):
+        metrics.socket_closed(self)
         await self.unguard()
         for group in (self.group, *self.also):
             await fanout.leave(self, group)

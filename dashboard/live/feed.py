@@ -29,6 +29,7 @@ from django.utils.html import format_html
 
 from dashboard.accounts import scope
 from dashboard.accounts.scope import TEAMS_KEY  # the teams the floor knows, written here
+from dashboard.shared import metrics
 from dashboard.shared.aio import pause
 from dashboard.upstream import contract as c
 
@@ -141,6 +142,7 @@ class LiveFeed:
 
     def event(self, event: c.Event):
         changes = self.state.apply(event)
+        metrics.PENDING_EVENTS.note(event.emitted_at)
         stamp = (event.seq, round(event.emitted_at.timestamp() * 1000))
         for agent_id in changes.agents:
             self.stamps[agent_id] = stamp
@@ -226,6 +228,7 @@ class LiveFeed:
                 "version": self.version,
                 "prev": self.version - 1,
                 "parts": parts,
+                "emitted": metrics.PENDING_EVENTS.take(),
             },
         )
         if self.on_tiles and (changes.agents or changes.full):  # the agent pages (drill-down)

@@ -7,6 +7,8 @@ from django.core.cache import caches
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
+from dashboard.shared import metrics
+
 from .feed import STATUS_KEY
 
 STARTED = time.monotonic()
@@ -28,6 +30,7 @@ def readyz(request):
     try:
         status = caches["health"].get(STATUS_KEY) or {"state": "starting"}
     except Exception as error:  # Redis stalled or away: not ready, said at once
+        metrics.store_error(error)
         log.warning("readyz: the cache did not answer (%s)", type(error).__name__)
         status = {"state": "cache_unreachable"}
     ready = status["state"] == "connected"

@@ -31,6 +31,8 @@ import time
 from autobahn.websocket.protocol import WebSocketProtocol
 from twisted.internet import tcp
 
+from dashboard.shared import metrics
+
 from .frames import frame
 
 log = logging.getLogger("dashboard.live.hub")
@@ -242,6 +244,7 @@ class Hub:
                     self.close_after_s,
                 )
                 self.behind.discard(sock)
+                metrics.SOCKETS_BEHIND_CLOSED.inc()
                 self.close(sock)
 
     def close_all(self):

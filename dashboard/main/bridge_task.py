@@ -39,7 +39,7 @@ from dashboard.reports.outbound import queue_rows
 from dashboard.reports.publish import campaigns_changed
 from dashboard.reports.recorder import Recorder
 from dashboard.reports.refresher import Refresher
-from dashboard.shared import summaries
+from dashboard.shared import metrics, summaries
 from dashboard.upstream.realtime import Bridge
 from dashboard.upstream.rest import from_settings
 from dashboard.wallboard import panels
@@ -75,6 +75,7 @@ class Sinks:
             sink.event(event)
 
     def status(self, state, reason=""):
+        metrics.upstream_state(state)
         for sink in self.sinks:
             sink.status(state, reason)
 

@@ -15,6 +15,7 @@ from typing import Protocol
 
 import socketio
 
+from dashboard.shared import metrics
 from dashboard.shared.aio import pause
 
 from . import contract as c
@@ -162,6 +163,7 @@ class Bridge:
                     f"the service refused the realtime connection: {said}"
                 ) from None
             self.counters["connects"] += 1
+            metrics.UPSTREAM_CONNECTS.inc()
             org = self.session.organization_id
             ack = await client.call("join", {"room": f"org:{org}"}, timeout=10)
             if not (isinstance(ack, dict) and ack.get("ok")):
@@ -200,6 +202,7 @@ class Bridge:
         return handle
 
     def receive(self, kind: str, data) -> None:
+        metrics.EVENTS_RECEIVED.labels(kind).inc()
         try:
             event = c.parse_event(kind, data)
         except ContractError as exc:
@@ -227,6 +230,7 @@ class Bridge:
     def _apply(self, event: c.Event):
         self.last_seq = event.seq
         self.counters["events"] += 1
+        metrics.event_applied(event.kind, event.emitted_at)
         self.sink.event(event)
 
     def _resync_done(self, task: asyncio.Task):

@@ -18,6 +18,7 @@ from dashboard.live.consumers import CLOSE_FORBIDDEN, LiveConsumer
 from dashboard.live.feed import wallboard
 from dashboard.live.groups import ALERTS_BOARD, ALERTS_BOARD_AGENTS, alerts_key
 from dashboard.live.handshake import in_thread
+from dashboard.shared import metrics
 
 from .build import build_id
 from .models import KioskLink
@@ -43,6 +44,7 @@ class WallboardConsumer(LiveConsumer):
         # The alerts' banner: a link that shows no agents is not told about one agent.
         banner = ALERTS_BOARD_AGENTS if "agents" in link.panels else ALERTS_BOARD
         self.also, self.audience = (link.group, banner), wallboard(link.panels)
+        metrics.socket_opened(self)
         await self.send(
             text_data=format_html('<div id="build" hidden data-build="{}"></div>', build_id())
         )
