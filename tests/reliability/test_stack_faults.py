@@ -8,6 +8,12 @@ the simulator's truth again soon after the part returns (the time is printed;
 docs/reliability.md has the figures)."""
 
 import asyncio
+import glob
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
 import time
 
 import psycopg
@@ -15,6 +21,7 @@ import pytest
 import redis
 import websockets
 
+from dashboard.testing import stores
 from dashboard.testing.live_view import LiveBrowser, parse
 from dashboard.testing.processes import Process, await_until, free_port, wait_until
 from dashboard.testing.servers import ready, session_cookie, start_topology
@@ -99,22 +106,84 @@ def store(tmp_path):
     r.stop()
 
 
-@pytest.fixture
-def topology(simulator, store, postgres_url, ports):
+class RestartablePostgres:
+    """A PostgreSQL cluster on a fixed port that can be stopped (fast shutdown: sessions
+    cut, as a restart does) and started again with its data; one database, its URL."""
+
+    def __init__(self):
+        pg_dirs = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=stores._version, reverse=True)
+        self.postgres = binary("postgres", *pg_dirs)
+        self.as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        self.workdir = tempfile.mkdtemp(prefix="dashboard-pg-")
+        if self.as_user:
+            shutil.chown(self.workdir, "postgres")
+        self.data, self.port = os.path.join(self.workdir, "data"), free_port()
+        subprocess.run(
+            [*self.as_user, binary("initdb", *pg_dirs), "-D", self.data, "-U", stores.PG_USER]
+            + ["--auth=trust", "-E", "UTF8", "--no-sync"],
+            check=True,
+            capture_output=True,
+        )
+        self.start()
+        with psycopg.connect(self.server_url("postgres"), autocommit=True) as conn:
+            conn.execute('CREATE DATABASE "dashboard"')
+        self.url = self.server_url("dashboard")
+
+    def server_url(self, database: str) -> str:
+        return f"postgres://{stores.PG_USER}@127.0.0.1:{self.port}/{database}"
+
+    def start(self):
+        self.process = Process(
+            [*self.as_user, self.postgres, "-D", self.data, "-p", self.port, "-h", "127.0.0.1"]
+            + ["-k", self.workdir, "-c", "fsync=off", "-c", "full_page_writes=off"]
+        )
+        check = lambda: psycopg.connect(self.server_url("postgres")).close() or 1  # noqa: E731
+        wait_until(check, 30, "postgres", ignoring=Exception)
+
+    def stop(self):
+        """SIGINT to the cluster: a fast shutdown, every session cut."""
+        if self.process.running:
+            os.killpg(self.process.pid, signal.SIGINT)
+            self.process.popen.wait(30)
+
+    def remove(self):
+        self.stop()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def started(simulator, redis_url, database_url, ports):
     processes = start_topology(
         simulator,
-        store.url,
-        postgres_url,
+        redis_url,
+        database_url,
         ports,
         UPSTREAM_WEBHOOK_SECRETS=WEBHOOK_SECRET,
         LIVE_HEARTBEAT_S=1,
         LIVE_STALE_AFTER_S=STALE_AFTER_S,
     )
     workers = [f"http://127.0.0.1:{port}" for port in ports]
-    wait_until(lambda: all(ready(url) for url in workers), 30, "both workers ready")
+    try:
+        wait_until(lambda: all(ready(url) for url in workers), 30, "both workers ready")
+    except AssertionError:
+        for process in processes.values():
+            process.stop()
+        raise
+    return workers, processes
+
+
+@pytest.fixture
+def topology(simulator, store, postgres_url, ports):
+    workers, processes = started(simulator, store.url, postgres_url, ports)
     yield workers, processes, postgres_url
     for process in processes.values():
         process.stop()
+
+
+@pytest.fixture
+def database():
+    cluster = RestartablePostgres()
+    yield cluster
+    cluster.remove()
 
 
 def sim_states(sim):
@@ -233,3 +302,40 @@ async def test_the_leading_bridge_killed_during_a_burst_of_webhooks(simulator, t
     assert all(ready(url) for url in workers)
     for b in browsers:
         await b.close()
+
+
+async def test_postgresql_stopped_for_10_s(simulator, store, database, ports):
+    """The live floor does not go through PostgreSQL: the pages stay live through it.
+    Webhooks are stored there: the service's retries deliver those refused meanwhile."""
+    workers, processes = started(simulator, store.url, database.url, ports)
+    try:
+        browsers = await browsers_on(workers)
+        simulator.control("pause")
+        await settled(browsers)
+        agent = sorted(sim_states(simulator))[0]
+        before = simulator.control("webhook", event="coaching_alert")["deliveries"]
+
+        database.stop()
+        stopped = time.monotonic()
+        during = simulator.control("webhook", event="coaching_alert")["deliveries"]
+        simulator.control("agent-status", agent_id=agent, status="offline")
+        await await_until(
+            lambda: all(b.states.get(agent) == "offline" for b in browsers),
+            OUTAGE_S,
+            "a change shown during the outage",
+        )
+        await asyncio.sleep(max(0.0, OUTAGE_S - (time.monotonic() - stopped)))
+        database.start()
+        back = time.monotonic()
+
+        took = await back_to_truth(simulator, browsers, back)
+        print(f"postgresql: screens right {took:.1f} s after it came back")
+        await await_until(
+            lambda: processed_once(database.url, before + during), 60, "the webhooks processed once"
+        )
+        await await_until(lambda: all(ready(url) for url in workers), 10, "both workers ready")
+        for b in browsers:
+            await b.close()
+    finally:
+        for process in processes.values():
+            process.stop()
