@@ -22,15 +22,28 @@ import redis
 import websockets
 
 from dashboard.testing import stores
+from dashboard.testing.alerts import Rules, alert_env, wait_for_post
 from dashboard.testing.live_view import LiveBrowser, parse
 from dashboard.testing.processes import Process, await_until, free_port, wait_until
-from dashboard.testing.servers import ready, session_cookie, start_topology
+from dashboard.testing.receiver import Receiver
+from dashboard.testing.servers import (
+    USER_PASSWORD,
+    dashboard_env,
+    manage,
+    ready,
+    session_cookie,
+    signed_in_client,
+    start_topology,
+)
 from dashboard.testing.stores import binary
+
+pytestmark = pytest.mark.timeout(300)  # a topology, a fault and its recovery each
 
 WEBHOOK_SECRET = "faults-webhook-secret"
 OUTAGE_S = 10
 BACK_WITHIN_S = 30  # generous on the shared machine; the figures measured are printed
 STALE_AFTER_S = 3  # browsers call a screen stale after this long without a message
+PAUSED = "Paused (faults)"
 BURST = 20  # webhooks, the leading bridge killed half-way
 
 
@@ -151,7 +164,7 @@ class RestartablePostgres:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def started(simulator, redis_url, database_url, ports):
+def started(simulator, redis_url, database_url, ports, settings=None):
     processes = start_topology(
         simulator,
         redis_url,
@@ -160,6 +173,7 @@ def started(simulator, redis_url, database_url, ports):
         UPSTREAM_WEBHOOK_SECRETS=WEBHOOK_SECRET,
         LIVE_HEARTBEAT_S=1,
         LIVE_STALE_AFTER_S=STALE_AFTER_S,
+        **(settings or {}),
     )
     workers = [f"http://127.0.0.1:{port}" for port in ports]
     try:
@@ -306,27 +320,33 @@ async def test_the_leading_bridge_killed_during_a_burst_of_webhooks(simulator, t
 
 async def test_postgresql_stopped_for_10_s(simulator, store, database, ports):
     """The live floor does not go through PostgreSQL: the pages stay live through it.
-    Webhooks are stored there: the service's retries deliver those refused meanwhile."""
-    workers, processes = started(simulator, store.url, database.url, ports)
+    Webhooks are stored there: the service's retries deliver those refused meanwhile. An
+    alert that falls due meanwhile is posted to the chat webhook after it."""
+    receiver = Receiver()
+    workers, processes = started(simulator, store.url, database.url, ports, alert_env(receiver))
     try:
+        rules = Rules(client=manager_of(workers[0], simulator, store, database))
+        rules.delete_all()
+        rules.add(PAUSED, "agent_paused", warn=2, hold_s=1, clear_s=1)
         browsers = await browsers_on(workers)
         simulator.control("pause")
         await settled(browsers)
         agent = sorted(sim_states(simulator))[0]
+        name = next(a["name"] for a in simulator.agents() if a["agentId"] == agent)
         before = simulator.control("webhook", event="coaching_alert")["deliveries"]
 
         database.stop()
         stopped = time.monotonic()
         during = simulator.control("webhook", event="coaching_alert")["deliveries"]
-        simulator.control("agent-status", agent_id=agent, status="offline")
+        simulator.control("agent-status", agent_id=agent, status="paused")  # falls due in 3 s
         await await_until(
-            lambda: all(b.states.get(agent) == "offline" for b in browsers),
+            lambda: all(b.states.get(agent) == "paused" for b in browsers),
             OUTAGE_S,
             "a change shown during the outage",
         )
         await asyncio.sleep(max(0.0, OUTAGE_S - (time.monotonic() - stopped)))
         database.start()
-        back = time.monotonic()
+        back, back_at = time.monotonic(), time.time()
 
         took = await back_to_truth(simulator, browsers, back)
         print(f"postgresql: screens right {took:.1f} s after it came back")
@@ -334,8 +354,18 @@ async def test_postgresql_stopped_for_10_s(simulator, store, database, ports):
             lambda: processed_once(database.url, before + during), 60, "the webhooks processed once"
         )
         await await_until(lambda: all(ready(url) for url in workers), 10, "both workers ready")
+        raised = await asyncio.to_thread(wait_for_post, receiver, PAUSED, "raised", 30, name)
+        assert raised.verifies() and raised.fell_due.timestamp() < back_at  # due in the outage
+        assert raised.received_at >= back_at  # posted once it could be recorded
         for b in browsers:
             await b.close()
     finally:
         for process in processes.values():
             process.stop()
+        receiver.close()
+
+
+def manager_of(url, simulator, store, database):
+    env = dashboard_env(simulator, database.url, REDIS_URL=store.url)
+    manage(env, "adduser", "alice", "--role", "manager", "--password", USER_PASSWORD)
+    return signed_in_client(url, "alice")
