@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth
 from django.urls import include, path
 
 from dashboard.accounts import views as account_views
-from dashboard.live import health
+from dashboard.live import health, scrape
 from dashboard.live import views as live_views
 from dashboard.reports.metrics import floor_charts
 
@@ -30,6 +30,7 @@ urlpatterns = [
     path("", live_views.home, {"charts": floor_charts}, name="home"),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
+    path("metrics", scrape.scrape, name="metrics"),
     path("accounts/", include(accounts)),
     path("admin/", admin.site.urls),
     path("", include("dashboard.quality.urls")),

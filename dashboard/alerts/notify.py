@@ -31,6 +31,7 @@ import httpx
 from django.conf import settings
 
 from dashboard.live.handshake import in_thread
+from dashboard.shared import metrics
 
 from .models import ALARM, AlertDelivery
 
@@ -178,6 +179,7 @@ class Notifier:
             except httpx.HTTPError as exc:
                 error = f"{type(exc).__name__}: {exc}"[:300]
             delivered = not error
+            metrics.ALERT_DELIVERIES.labels("delivered" if delivered else "failed").inc()
             last = delivered or attempt == self.attempts
             wait = retry_after(response)
             if error and not last:

@@ -33,6 +33,7 @@ from django.urls import reverse
 
 from dashboard.live.handshake import in_thread
 from dashboard.live.leader import still_leading
+from dashboard.shared import metrics
 from dashboard.shared.aio import pause
 
 from . import members, tray
@@ -91,6 +92,7 @@ class AlertWatch:
         self.tz = ZoneInfo(settings.TIME_ZONE)
         self.failed: set[str] = set()  # what already failed, so it is logged once
         self.started_at = now()
+        self.unwritten: list[Transition] = []  # a pass's, while the database was away
 
     # ---- The bridge's sink: every change wakes the engine ------------------------------------
     def snapshot(self, agents, calls):
@@ -174,14 +176,21 @@ class AlertWatch:
         if self.outside and time.monotonic() - self.outside_at >= OUTSIDE_EVERY_S:
             self.outside_at = time.monotonic()
             await self.guarded("reading the figures from outside the live state", self.read_outside)
-        transitions = self.engine.evaluate(self.floor(), now())
+        evaluated = self.engine.evaluate(self.floor(), now())
+        metrics.alerts_evaluated(evaluated)
+        transitions = self.unwritten + evaluated  # the engine has moved on: write them first
         if not transitions:
             if republish:
                 await self.publish()
             return
         if not still_leading():
             return  # fenced: another bridge may lead by now
-        written = await in_thread(record)(transitions, self.tz)
+        try:
+            written = await in_thread(record)(transitions, self.tz)
+        except Exception:
+            self.unwritten = transitions  # written, pushed and posted once it is back
+            raise
+        self.unwritten = []
         await self.publish()
         pushed = now()
         for t, body in written:

@@ -28,6 +28,7 @@ from django.core.cache import cache
 from django.utils.html import format_html
 
 from dashboard.accounts import scope
+from dashboard.shared import metrics
 from dashboard.shared.aio import pause
 from dashboard.shared.cache_keys import (
     AGENT_TEAMS_KEY,
@@ -144,6 +145,7 @@ class LiveFeed:
 
     def event(self, event: c.Event):
         changes = self.state.apply(event)
+        metrics.PENDING_EVENTS.note(event.emitted_at)
         stamp = (event.seq, round(event.emitted_at.timestamp() * 1000))
         for agent_id in changes.agents:
             self.stamps[agent_id] = stamp
@@ -238,6 +240,7 @@ class LiveFeed:
                 "version": self.version,
                 "prev": self.version - 1,
                 "parts": parts,
+                "emitted": metrics.PENDING_EVENTS.take(),
             },
         )
         if self.on_tiles and (changes.agents or changes.full):  # the agent pages (drill-down)

@@ -31,6 +31,7 @@ import time
 from autobahn.websocket.protocol import WebSocketProtocol
 from twisted.internet import tcp
 
+from dashboard.shared import metrics
 from dashboard.shared.close_codes import CLOSE_RESTARTING
 
 from .frames import frame
@@ -243,6 +244,7 @@ class Hub:
                     self.close_after_s,
                 )
                 self.behind.discard(sock)
+                metrics.SOCKETS_BEHIND_CLOSED.inc()
                 self.close(sock)
 
     def close_all(self):

@@ -44,7 +44,7 @@ from dashboard.reports.outbound import queue_rows
 from dashboard.reports.publish import campaigns_changed, floor_changed
 from dashboard.reports.recorder import Recorder
 from dashboard.reports.refresher import Refresher
-from dashboard.shared import summaries
+from dashboard.shared import metrics, summaries
 from dashboard.shared.cache_keys import SNAPSHOT_KEY
 from dashboard.upstream.realtime import Bridge
 from dashboard.upstream.rest import from_settings
@@ -81,6 +81,7 @@ class Sinks:
             sink.event(event)
 
     def status(self, state, reason=""):
+        metrics.upstream_state(state)
         for sink in self.sinks:
             sink.status(state, reason)
 

@@ -16,17 +16,19 @@ from . import history, reader
 log = logging.getLogger("dashboard.replay")
 
 
+class BadMoment(ValueError):
+    """`?at=` has the shape of a moment that does not exist (month 99, offset +99:00)."""
+
+
 def asked(request, span) -> datetime | None:
     """The moment in `?at=` (ISO 8601; the organisation's zone when it has none), kept
     within what was recorded; the last moment recorded without one."""
     if span is None:
         return None
     first, last = span
-    when = parse_datetime(request.GET.get("at", "") or "")
+    when = requested(request)
     if when is None:
         return last
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=ZoneInfo(settings.TIME_ZONE))
     return min(max(when, first), last)
 
 
@@ -79,8 +81,12 @@ def day_span(when: datetime, span) -> tuple[datetime, datetime]:
 
 
 def requested(request) -> datetime | None:
-    """The moment in `?at=` as asked (not kept within the recording), or None."""
-    when = parse_datetime(request.GET.get("at", "") or "")
+    """The moment in `?at=` as asked (not kept within the recording), or None; BadMoment
+    for one that does not exist."""
+    try:
+        when = parse_datetime(request.GET.get("at", "") or "")
+    except ValueError:
+        raise BadMoment("?at= is not a moment that exists: use YYYY-MM-DDTHH:MM:SS") from None
     if when is not None and when.tzinfo is None:
         when = when.replace(tzinfo=ZoneInfo(settings.TIME_ZONE))
     return when

@@ -1,7 +1,7 @@
 """The floor replay's page and its frames: the live view's floor at a chosen moment."""
 
 from asgiref.sync import async_to_sync
-from django.http import JsonResponse
+from django.http import HttpResponseBadRequest, JsonResponse
 from django.shortcuts import render
 
 from dashboard.accounts.roles import SUPERVISOR, role_required
@@ -9,6 +9,7 @@ from dashboard.live.render import STATE_LOOK
 
 from . import reader
 from .pages import (
+    BadMoment,
     asked,
     before_recording,
     day_span,
@@ -30,12 +31,19 @@ def rebuilt(request, span):
     return shown and (shown, *history_span(wanted, span), wanted)
 
 
+def refused(bad: BadMoment):
+    return HttpResponseBadRequest(str(bad), content_type="text/plain; charset=utf-8")
+
+
 @role_required(SUPERVISOR)
 def page(request):
     span = reader.span()
-    when = asked(request, span)
+    try:
+        when = asked(request, span)
+        from_history = rebuilt(request, span)
+    except BadMoment as bad:
+        return refused(bad)
     context = {"recorded": span is not None, "states": [(k, v) for k, (_, v) in STATE_LOOK.items()]}
-    from_history = rebuilt(request, span)
     if from_history or span is not None:
         shown, low, high, when = from_history or (frame(when), *day_span(when, span), when)
         context.update(
@@ -56,8 +64,11 @@ def page(request):
 def moment(request):
     """One frame, for the page's script: the parts joined as the live pushes are."""
     span = reader.span()
-    when = asked(request, span)
-    from_history = rebuilt(request, span)
+    try:
+        when = asked(request, span)
+        from_history = rebuilt(request, span)
+    except BadMoment as bad:
+        return refused(bad)
     if from_history:
         shown, low, high, _ = from_history
     elif when is None:

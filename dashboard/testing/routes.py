@@ -29,12 +29,13 @@ SAMPLES = {  # a value for each path parameter the URL conf uses
     "call_id": "call-1",
 }
 # Pages anyone may reach (the webhook receiver authenticates by signature, a wallboard by
-# the kiosk token in its path, the rest are sign-in and health), and account pages any
-# signed-in person may use.
+# the kiosk token in its path, /metrics by its bearer token, the rest are sign-in and
+# health), and account pages any signed-in person may use.
 KIOSK = "/wallboard/not-a-kiosk-token/"
 PUBLIC = {
     "/healthz",
     "/readyz",
+    "/metrics",
     "/accounts/login/",
     "/accounts/logout/",
     "/webhooks/service/",

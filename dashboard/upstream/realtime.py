@@ -15,6 +15,7 @@ from typing import Protocol
 
 import socketio
 
+from dashboard.shared import metrics
 from dashboard.shared.aio import pause
 
 from . import contract as c
@@ -164,6 +165,7 @@ class Bridge:
                     f"the service refused the realtime connection: {said}"
                 ) from None
             self.counters["connects"] += 1
+            metrics.UPSTREAM_CONNECTS.inc()
             org = self.session.organization_id
             ack = await client.call("join", {"room": f"org:{org}"}, timeout=10)
             if not (isinstance(ack, dict) and ack.get("ok")):
@@ -202,6 +204,7 @@ class Bridge:
         return handle
 
     def receive(self, kind: str, data) -> None:
+        metrics.EVENTS_RECEIVED.labels(kind).inc()
         try:
             event = c.parse_event(kind, data)
         except ContractError as exc:
@@ -229,6 +232,7 @@ class Bridge:
     def _apply(self, event: c.Event):
         self.last_seq = event.seq
         self.counters["events"] += 1
+        metrics.event_applied(event.kind, event.emitted_at)
         if isinstance(event.body, c.Notice):
             if self.on_notice:
                 self.on_notice(event)

@@ -15,6 +15,8 @@ from urllib.parse import quote
 
 import httpx
 
+from dashboard.shared import metrics
+
 from . import contract as c
 from .auth import AuthSession
 from .errors import Conflict, ContractError, Forbidden, NotOffered, UpstreamError
@@ -60,9 +62,12 @@ class RestClient:
                 )
             except httpx.TimeoutException:
                 last = f"no answer within {self._timeout:g} s"
+                metrics.rest_answered(method, path, failure="timeout")
             except httpx.TransportError as exc:
                 last = f"{type(exc).__name__}"
+                metrics.rest_answered(method, path, failure="error")
             else:
+                metrics.rest_answered(method, path, r)
                 if r.status_code == 401 and not renewed:
                     renewed = True
                     await self._session.invalidate(token)
