@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import browser, reconnect, replay
+from bench import alerts, backfill, browser, interventions, reconnect, replay
 from dashboard.live.feed import TICK_S  # the reference coalesces on the live feed's tick
 from dashboard.testing.processes import Process, free_port
 from dashboard.testing.servers import start_dashboard
@@ -59,10 +59,19 @@ SCENARIOS = {
     ]
 }
 OTHERS = {  # scenarios with a module of their own
+    "backfill": backfill.measure,
+    "backfill_smoke": lambda workdir, spawn: backfill.measure(  # the smoke test's
+        workdir, agents=40, rate=20, sockets=3
+    ),
     "reconnect": reconnect.measure,
+    "interventions": interventions.measure,
     "replay": replay.measure,
     "replay_smoke": lambda workdir, spawn: replay.measure(  # the smoke test's
         workdir, agents=50, rate=50, seconds=120, seeks=20
+    ),
+    "alerts": alerts.measure,  # the floor's size for ten minutes
+    "alerts_smoke": lambda workdir, spawn: alerts.measure(  # the smoke test's
+        workdir, spawn, agents=40, rate=20, seconds=20
     ),
 }
 # Event-to-paint in Chromium (bench/browser.py), each page during one window of the load
@@ -94,7 +103,18 @@ BROWSER_PAGES = {
         [browser.Page("live", "", 1280, 800), browser.Page("wallboard", "kiosk", 1280, 800)],
     ),
 }
-DEFAULT = ("small", "floor", "burst", "crowd", "reconnect", "replay", "browser", "browser_small")
+DEFAULT = (
+    "small",
+    "floor",
+    "burst",
+    "crowd",
+    "reconnect",
+    "replay",
+    "browser",
+    "browser_small",
+    "alerts",
+    "interventions",
+)
 
 
 def cpu_ticks(pid: int) -> int:

@@ -21,7 +21,9 @@ from django.conf import settings  # noqa: E402
 from django.http.request import split_domain_port, validate_host  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
+from dashboard.alerts import routing as alerts_routing  # noqa: E402
 from dashboard.drilldown import routing as drilldown_routing  # noqa: E402
+from dashboard.inbound import routing as inbound_routing  # noqa: E402
 from dashboard.live import routing as live_routing  # noqa: E402
 from dashboard.live.handshake import AuthMiddlewareStack  # noqa: E402
 from dashboard.quality import routing as quality_routing  # noqa: E402
@@ -98,6 +100,8 @@ application = ProtocolTypeRouter(
                     + reports_routing.websocket_urlpatterns
                     + wallboard_routing.websocket_urlpatterns
                     + drilldown_routing.websocket_urlpatterns
+                    + alerts_routing.websocket_urlpatterns
+                    + inbound_routing.websocket_urlpatterns
                     + [re_path(r"", NoSuchSocket.as_asgi())]
                 )
             )

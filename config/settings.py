@@ -83,6 +83,8 @@ UPSTREAM_EMAIL = env("UPSTREAM_EMAIL", default="svc-a@sim.local")
 UPSTREAM_PASSWORD = env("UPSTREAM_PASSWORD", default="sim-password")
 UPSTREAM_WEBHOOK_SECRETS = env_list("UPSTREAM_WEBHOOK_SECRETS", [])
 UPSTREAM_REFRESH_INTERVAL_S = env.int("UPSTREAM_REFRESH_INTERVAL_S", default=30)
+# The inbound board (dashboard/inbound/board.py) reads queues, schedules and voicemail this often.
+INBOUND_POLL_S = env.float("INBOUND_POLL_S", default=2.0)
 UPSTREAM_REST_TIMEOUT_S = env.float("UPSTREAM_REST_TIMEOUT_S", default=10.0)
 # What a page asks the service while a person waits (a call, a recording) gives up sooner.
 UPSTREAM_PAGE_TIMEOUT_S = env.float("UPSTREAM_PAGE_TIMEOUT_S", default=4.0)
@@ -123,6 +125,8 @@ ALERT_WEBHOOK_SECRET = env("ALERT_WEBHOOK_SECRET", default="")
 ALERT_WEBHOOK_TIMEOUT_S = env.float("ALERT_WEBHOOK_TIMEOUT_S", default=5.0)
 # Tries per transition, 1, 2, 4, 8 and 16 s apart.
 ALERT_WEBHOOK_ATTEMPTS = env.int("ALERT_WEBHOOK_ATTEMPTS", default=6)
+# At most one POST this often; what falls due meanwhile is folded into the next one.
+ALERT_WEBHOOK_MIN_INTERVAL_S = env.float("ALERT_WEBHOOK_MIN_INTERVAL_S", default=10.0)
 # The dashboard's own address, for the links in the webhook's body (`url`).
 DASHBOARD_URL = env("DASHBOARD_URL", default=f"http://127.0.0.1:{DEMO_PORT}").rstrip("/")
 
@@ -146,6 +150,8 @@ INSTALLED_APPS = [
     "dashboard.alerts",
     "dashboard.drilldown",
     "dashboard.replay",
+    "dashboard.interventions",
+    "dashboard.inbound",
     "dashboard.main",
     "dashboard.simulator",
     "dashboard.shared",  # its template tag library: the links to the agent and call pages
@@ -180,6 +186,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "dashboard.accounts.context.navigation",
                 "dashboard.alerts.context.alert_tray",
+                "dashboard.interventions.context.acting",
             ],
         },
     },
@@ -192,6 +199,9 @@ DATABASES = {
 # and closes what it opened (`database_sync_to_async`); with 0 each one opened the file again
 # (WAL pragma and functions), which made a deploy's 500 handshakes take twice as long.
 DATABASES["default"].setdefault("CONN_MAX_AGE", 60)
+# A kept connection is checked before reuse: after a database restart the first request on
+# each worker's old connection failed (500) instead of opening a new one.
+DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The web requests and the webhook processor write at once: wait for the lock, and let
     # readers read while a write is under way.
@@ -205,6 +215,10 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL", default="")
+HEALTH_CACHE_TIMEOUT_S = env.float("HEALTH_CACHE_TIMEOUT_S", default=1.0)
+# /metrics for Prometheus answers only `Authorization: Bearer <METRICS_TOKEN>`; unset: 404.
+# Several processes: PROMETHEUS_MULTIPROC_DIR, an empty directory shared by all of them.
+METRICS_TOKEN = env("METRICS_TOKEN", default="")
 # With Redis, several bridges may run: one holds this lease and works, the others wait.
 BRIDGE_LEASE_S = env.float("BRIDGE_LEASE_S", default=5.0)
 if REDIS_URL:
@@ -218,7 +232,17 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-        }
+        },
+        # The same Redis for the health checks, which give up quickly: a probe that hangs
+        # on a stalled Redis fails late, where 503 at once says what is wrong.
+        "health": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {
+                "socket_timeout": HEALTH_CACHE_TIMEOUT_S,
+                "socket_connect_timeout": HEALTH_CACHE_TIMEOUT_S,
+            },
+        },
     }
 else:
     CHANNEL_LAYERS = {
@@ -235,6 +259,7 @@ else:
             "OPTIONS": {"MAX_ENTRIES": 100_000},
         }
     }
+    CACHES["health"] = CACHES["default"]  # the same LOCATION: the same entries
 
 # The web server (dashboard/live/server.py, docs/deploy.md): a websocket with more than this
 # unsent skips pushes until it drains, and is closed with 1012 if it has not drained in time;
@@ -271,6 +296,13 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_DISABLE_ACCESS_LOG = True  # successful sign-ins are user.last_login; failures are logged
 AXES_VERBOSE = False  # dashboard/accounts/audit.py logs each failure and lockout once
+# Proxies in front of the web workers that each append to X-Forwarded-For (1: nginx alone);
+# the throttle and the audit log take the address the outermost of them saw
+# (dashboard/accounts/address.py). 0: no proxy, the socket's peer address.
+TRUSTED_PROXIES = env.int("TRUSTED_PROXIES", default=0)
+if TRUSTED_PROXIES < 0:
+    raise ImproperlyConfigured("TRUSTED_PROXIES must be 0 or more")
+AXES_CLIENT_IP_CALLABLE = "dashboard.accounts.address.client_address"
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
@@ -314,10 +346,17 @@ if PRODUCTION:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
 
+# text: one readable line each; json: one JSON object per line, for log systems.
+LOG_FORMAT = env("LOG_FORMAT", default="text")
+if LOG_FORMAT not in ("text", "json"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be text or json, not {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "dashboard.shared.logs.JsonFormatter"},
+    },
     "filters": {
         "kiosk_tokens": {"()": "dashboard.shared.logs.RedactKioskTokens"},
         "calm_refusals": {"()": "dashboard.shared.logs.CalmRefusals"},
@@ -325,7 +364,7 @@ LOGGING = {
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
-            "formatter": "plain",
+            "formatter": "json" if LOG_FORMAT == "json" else "plain",
             "filters": ["kiosk_tokens", "calm_refusals"],
         }
     },

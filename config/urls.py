@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth
 from django.urls import include, path
 
 from dashboard.accounts import views as account_views
-from dashboard.live import health
+from dashboard.live import health, scrape
 from dashboard.live import views as live_views
 from dashboard.reports.metrics import floor_charts
 
@@ -21,6 +21,7 @@ accounts = [
     path("preferences/", account_views.preferences, name="preferences"),
     path("preferences/theme/", account_views.set_theme, name="set-theme"),
     path("preferences/teams/", account_views.set_teams, name="set-teams"),
+    path("preferences/monitor-dial/", account_views.set_monitor_dial, name="set-monitor-dial"),
     path("preferences/views/", account_views.save_view, name="save-view"),
     path("preferences/views/<int:pk>/delete/", account_views.delete_view, name="delete-view"),
 ]
@@ -29,12 +30,15 @@ urlpatterns = [
     path("", live_views.home, {"charts": floor_charts}, name="home"),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
+    path("metrics", scrape.scrape, name="metrics"),
     path("accounts/", include(accounts)),
     path("admin/", admin.site.urls),
     path("", include("dashboard.quality.urls")),
     path("", include("dashboard.reports.urls")),
     path("", include("dashboard.wallboard.urls")),
     path("", include("dashboard.alerts.urls")),
+    path("", include("dashboard.interventions.urls")),
     path("", include("dashboard.drilldown.urls")),
     path("", include("dashboard.replay.urls")),
+    path("", include("dashboard.inbound.urls")),
 ]

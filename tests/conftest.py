@@ -19,6 +19,7 @@ SLOW_FIRST = [
     "tests/simulator/test_simulator.py",
     "tests/wallboard/test_stale.py",
     "tests/reliability/test_webhook_flood.py",
+    "tests/reliability/test_stack_faults.py",
 ]
 
 

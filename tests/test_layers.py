@@ -33,6 +33,8 @@ PRODUCT = (
     "alerts",
     "drilldown",
     "replay",
+    "interventions",
+    "inbound",
 )
 PEERS = {"quality", "reports", "wallboard"}
 MAY_IMPORT = {
@@ -42,8 +44,10 @@ MAY_IMPORT = {
     "live": {"shared", "upstream", "accounts"},
     **{peer: {"shared", "upstream", "accounts", "live", *PEERS} for peer in PEERS},
     "alerts": {"shared", "upstream", "accounts", "live"},
-    "drilldown": {"shared", "upstream", "accounts", "live", *PEERS},
+    "drilldown": {"shared", "upstream", "accounts", "live", *PEERS, "interventions"},
     "replay": {"shared", "upstream", "accounts", "live"},
+    "interventions": {"shared", "upstream", "accounts", "live"},
+    "inbound": {"shared", "upstream", "accounts", "live"},
     "config": {*PRODUCT},
     "main": {*PRODUCT, "config"},
     "simulator": set(),

@@ -6,15 +6,15 @@ import logging
 from axes.signals import user_locked_out
 from django.contrib.auth.signals import user_login_failed
 
+from .address import client_address
+
 log = logging.getLogger("dashboard.accounts.audit")
 
 
-def address(request) -> str:
-    return request.META.get("REMOTE_ADDR", "?") if request is not None else "?"
-
-
 def sign_in_failed(sender, credentials, request=None, **kwargs):
-    log.warning("sign-in failed for %r from %s", credentials.get("username"), address(request))
+    log.warning(
+        "sign-in failed for %r from %s", credentials.get("username"), client_address(request)
+    )
 
 
 def locked_out(sender, request, username, ip_address, **kwargs):

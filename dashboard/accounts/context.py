@@ -15,6 +15,8 @@ NAVIGATION = [
     ("Alerts", "/alerts/", SUPERVISOR),
     ("Coaching", "/coaching/", MANAGER),
     ("Wallboards", "/wallboards/", MANAGER),
+    ("Queues", "/queues/", SUPERVISOR),
+    ("Voicemail", "/voicemail/", SUPERVISOR),
 ]
 
 

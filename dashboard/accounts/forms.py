@@ -43,6 +43,31 @@ class TeamsForm(forms.Form):
         self.fields["teams"].choices = [(t, t) for t in sorted({*known, *chosen})]
 
 
+DIAL = re.compile(r"^(\+[1-9]\d{6,14}|sip:[^@\s<>\"]+@[^@\s<>\"]+)$")
+
+
+class MonitorDialForm(forms.Form):
+    """Where the service rings this person to listen to, whisper in or barge into a call."""
+
+    monitor_dial = forms.CharField(
+        max_length=200,
+        strip=True,
+        error_messages={
+            "required": "Give the number or SIP address the service should ring.",
+            "max_length": "That address is too long (200 characters at most).",
+        },
+    )
+
+    def clean_monitor_dial(self):
+        value = self.cleaned_data["monitor_dial"].replace(" ", "")
+        if not DIAL.match(value):
+            raise forms.ValidationError(
+                "Give a phone number in international form (for example +447700900123) "
+                "or a SIP address (for example sip:ana@pbx.example.com)."
+            )
+        return value
+
+
 class SavedViewForm(forms.Form):
     name = forms.CharField(
         max_length=60,

@@ -17,6 +17,8 @@ class Preferences(models.Model):
     # The teams this person runs, sorted (names as the service spells them); [] is the
     # whole floor.
     teams = models.JSONField(default=list, blank=True)
+    # Where the service rings this person to listen to a call: E.164 or a sip: URI.
+    monitor_dial = models.CharField(max_length=200, blank=True)
 
     class Meta:
         verbose_name_plural = "preferences"
@@ -39,6 +41,14 @@ def teams_of(user) -> tuple[str, ...]:
         return ()
     found = Preferences.objects.filter(user=user).values_list("teams", flat=True).first()
     return tuple(sorted(found or ()))
+
+
+def monitor_dial_of(user) -> str:
+    """The number or SIP address the service rings for this person's monitoring ("": none)."""
+    if not (user and user.is_authenticated):
+        return ""
+    found = Preferences.objects.filter(user=user).values_list("monitor_dial", flat=True).first()
+    return found or ""
 
 
 class SavedView(models.Model):

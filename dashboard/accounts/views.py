@@ -1,5 +1,5 @@
-"""Each person's settings: the theme, their teams, and saved views of the live view's
-filters."""
+"""Each person's settings: the theme, their teams, where the service rings them to monitor
+a call, and saved views of the live view's filters."""
 
 from django.core.cache import cache
 from django.http import HttpResponse
@@ -9,8 +9,8 @@ from django.views.decorators.http import require_POST
 
 from dashboard.shared.cache_keys import TEAMS_KEY
 
-from .forms import SavedViewForm, TeamsForm, ThemeForm
-from .models import Preferences, SavedView, teams_of, theme_of
+from .forms import MonitorDialForm, SavedViewForm, TeamsForm, ThemeForm
+from .models import Preferences, SavedView, monitor_dial_of, teams_of, theme_of
 from .roles import WALLBOARD, role_required
 
 FROM_SCRIPT = "X-Theme-Request"  # static/js/theme.js: answered with a status, not a page
@@ -28,13 +28,15 @@ def _teams_form(request, data=None) -> TeamsForm:
     return TeamsForm(data, known=known, chosen=teams_of(request.user))
 
 
-def _page(request, theme_form=None, view_form=None, teams_form=None, status=200):
+def _page(request, theme_form=None, view_form=None, teams_form=None, status=200, dial_form=None):
     return render(
         request,
         "accounts/preferences.html",
         {
             "theme_form": theme_form or ThemeForm(initial={"theme": theme_of(request.user)}),
             "teams_form": teams_form or _teams_form(request),
+            "dial_form": dial_form
+            or MonitorDialForm(initial={"monitor_dial": monitor_dial_of(request.user)}),
             "view_form": view_form or SavedViewForm(user=request.user),
             "views": SavedView.objects.filter(user=request.user),
         },
@@ -60,6 +62,19 @@ def set_theme(request):
     )
     if FROM_SCRIPT in request.headers:
         return HttpResponse(status=204)
+    return _back(request)
+
+
+@require_POST
+@role_required(WALLBOARD)
+def set_monitor_dial(request):
+    """Where the service rings this person to monitor a call (E.164 or sip:)."""
+    form = MonitorDialForm(request.POST)
+    if not form.is_valid():
+        return _page(request, dial_form=form, status=400)
+    Preferences.objects.update_or_create(
+        user=request.user, defaults={"monitor_dial": form.cleaned_data["monitor_dial"]}
+    )
     return _back(request)
 
 

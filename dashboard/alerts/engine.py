@@ -16,10 +16,19 @@ Values that grow with time between events (a caller's wait, an agent's time in a
 the service connection's time down) carry their `rate`, so the engine knows the exact
 moment a limit is crossed even between events, and `next_due(now)` says when the next
 transition can fall due: the loop sleeps until then, not a whole tick, and fires on time.
+
+Rules about agents (ringing, wrap-up, paused too long) are *grouped*: each agent is followed
+as above, but what is raised is one alert per rule and team, whose members are the agents
+past the rule's first limit. It is raised when the first agent joins, escalated when as many
+(`alarm_agents`) or as large a share (`alarm_share_pct`) of the team's agents are members,
+or a member passes the alarm limit, and cleared once it has had no member for `clear_s`.
+Members joining and leaving are a `changed` transition: the group's list, live, but no news
+for the chat tools. At 1,000 agents one alert per agent was thousands an hour, each raised
+and cleared within seconds; a team's tile already colours each agent.
 """
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, tzinfo
 
 from django.urls import NoReverseMatch, reverse
@@ -27,9 +36,21 @@ from django.urls import NoReverseMatch, reverse
 from dashboard.live import dom
 from dashboard.live.state import LiveState, service_level_pct
 
-from .models import AGENT_STATES, ALARM, ALL, CAMPAIGN, METRICS, QUEUE, TEAM, WARN, Metric
+from .models import (
+    AGENT_STATES,
+    ALARM,
+    ALL,
+    CAMPAIGN,
+    METRICS,
+    QUEUE,
+    TEAM,
+    WARN,
+    Metric,
+    limit_text,
+)
 
 RAISED, ESCALATED, CLEARED = "raised", "escalated", "cleared"
+CHANGED = "changed"  # a group's members changed, its level did not
 
 
 @dataclass(frozen=True)
@@ -45,6 +66,8 @@ class RuleSpec:
     alarm: float | None = None
     hold_s: float = 0
     clear_s: float = 10
+    alarm_agents: int | None = None  # a group's alarm: this many members, or
+    alarm_share_pct: float | None = None  # this share of the team's agents
 
     @classmethod
     def of(cls, rule) -> "RuleSpec":
@@ -58,7 +81,14 @@ class RuleSpec:
             rule.alarm,
             rule.hold_s,
             rule.clear_s,
+            getattr(rule, "alarm_agents", None),
+            getattr(rule, "alarm_share_pct", None),
         )
+
+    @property
+    def grouped(self) -> bool:
+        """Its subjects are agents: one alert per team, listing them."""
+        return self.metric in AGENT_STATES
 
     @property
     def low_is_bad(self) -> bool:
@@ -88,6 +118,7 @@ class Reading:
     rate: float = 0.0
     url: str = ""
     tile: str = ""  # a CSS selector of the tile showing it (live view and wallboard)
+    team: str = ""  # an agent's team: the group it joins
 
 
 @dataclass
@@ -116,6 +147,12 @@ class Transition:
     since: datetime | None = None  # when the value crossed the level's limit
     url: str = ""
     tile: str = ""
+    members: tuple = ()  # a group's: ((agent id, name), ...), the longest first
+    of: int = 0  # a group's: the agents of its team on the floor now
+
+    @property
+    def count(self) -> int:
+        return len(self.members)
 
 
 @dataclass
@@ -127,6 +164,25 @@ class Tracker:
     normal_since: datetime | None = None
     seen_at: datetime | None = None  # the last evaluation
     reading: Reading | None = None
+
+
+@dataclass
+class Group:
+    """One rule and team of a grouped rule: the open alert's level and its members."""
+
+    level: str | None = None
+    members: tuple = ()  # as in Transition.members
+    empty_since: datetime | None = None  # no member since
+    label: str = ""
+    since: datetime | None = None  # raised at
+
+
+def group_subject(team: str) -> str:
+    return f"team:{team}" if team else "floor"
+
+
+def group_label(team: str) -> str:
+    return f"team {team}" if team else "the floor"
 
 
 def matches(wanted: str, *names) -> bool:
@@ -151,12 +207,17 @@ def readings(rule: RuleSpec, floor: Floor, now: datetime) -> list[Reading]:
     """Each subject's value for the rule, in its scope."""
     state, metric = floor.state, rule.metric
     scope, wanted = rule.scope, rule.scope_value
+    inbound = floor.figures.get("inbound") or {}
+    plans = inbound.get("queues") or {}
     out = []
     if metric in (Metric.LONGEST_WAIT, Metric.CALLS_WAITING) or (
         metric == Metric.AGENTS_AVAILABLE and scope != TEAM
     ):
         for q in state.queues.values():
             if scope == QUEUE and not matches(wanted, q.id, q.name):
+                continue
+            closed = q.id in plans and not plans[q.id]["open"]
+            if closed and metric != Metric.AGENTS_AVAILABLE:  # its schedule says closed
                 continue
             if metric == Metric.LONGEST_WAIT:
                 growing = q.waiting > 0
@@ -196,10 +257,12 @@ def readings(rule: RuleSpec, floor: Floor, now: datetime) -> list[Reading]:
                     1.0,
                     url("agent", a.agent_id),
                     dom.agent_tile(a.agent_id),
+                    a.team or "",
                 )
             )
     elif metric == Metric.SERVICE_LEVEL:
-        pct = service_level_pct(state.day.totals)
+        # The queues' own levels over their open minutes, where the service has queues.
+        pct = inbound["floor_sl_pct"] if inbound else service_level_pct(state.day.totals)
         if pct is not None:
             out.append(Reading("floor", "the floor", pct, 0.0, url("home"), dom.WAIT_FIGURE))
     elif metric == Metric.COACHING:
@@ -216,6 +279,22 @@ def readings(rule: RuleSpec, floor: Floor, now: datetime) -> list[Reading]:
         failing = floor.outside.get("webhooks_failing")
         if failing is not None:
             out.append(Reading("webhooks", "the service's webhooks", failing, 0.0, url("home"), ""))
+    elif metric == Metric.CLOSED_CALLS:
+        for queue_id, plan in plans.items():
+            if scope == QUEUE and not matches(wanted, queue_id, plan["name"]):
+                continue
+            value = 1 if plan["closed_calls"] else 0
+            label = queue_label(plan["name"])
+            page = url("queue", queue_id)
+            out.append(
+                Reading(f"queue:{queue_id}", label, value, 0.0, page, dom.queue_tile(queue_id))
+            )
+    elif metric == Metric.VOICEMAIL_AGE:
+        part = inbound.get("voicemail")
+        if part and part["oldest_min"] is not None:
+            age = part["oldest_min"] * 60
+            page = url("voicemail")
+            out.append(Reading("voicemail", "voicemail", age, 0.0, page, dom.VOICEMAIL_TILE))
     elif metric == Metric.PENDING_LEADS:
         for campaign_id, (name, pending) in (floor.outside.get("leads") or {}).items():
             if scope == CAMPAIGN and not matches(wanted, campaign_id, name):
@@ -233,6 +312,7 @@ class Engine:
     def __init__(self, rules: list[RuleSpec] = ()):
         self.rules: dict[int, RuleSpec] = {r.id: r for r in rules}
         self.trackers: dict[tuple[int, str], Tracker] = {}
+        self.groups: dict[tuple[int, str], Group] = {}  # grouped rules' alerts, by team
         self.last: tuple = (None, {})  # (when, the readings of each rule then)
 
     def set_rules(self, rules: list[RuleSpec]) -> list[tuple[int, str]]:
@@ -249,13 +329,23 @@ class Engine:
             elif new[rule_id] != self.rules.get(rule_id):
                 tracker.since = {WARN: None, ALARM: None}
                 tracker.normal_since = None
+        for key, group in list(self.groups.items()):
+            if key[0] not in new or not new[key[0]].grouped:
+                if group.level:
+                    gone.append(key)
+                del self.groups[key]
         self.rules = new
         self.last = (None, {})
         return gone
 
-    def restore(self, rule_id: int, subject: str, level: str):
+    def restore(self, rule_id: int, subject: str, level: str, members=(), since=None):
         """An alert the database holds open (a previous leader's, or before a restart)."""
-        self.trackers[(rule_id, subject)] = Tracker(level=level)
+        rule = self.rules.get(rule_id)
+        if rule is not None and rule.grouped:
+            members = tuple((str(m[0]), str(m[1])) for m in members)
+            self.groups[(rule_id, subject)] = Group(level, members, None, "", since)
+        else:
+            self.trackers[(rule_id, subject)] = Tracker(level=level)
 
     def evaluate(self, floor: Floor, now: datetime) -> list[Transition]:
         out = []
@@ -264,6 +354,9 @@ class Engine:
             seen[rule.id] = readings(rule, floor, now)
             found = {r.subject: r for r in seen[rule.id]}
             subjects = set(found) | {s for (rid, s) in self.trackers if rid == rule.id}
+            # A group's member leaves as soon as it is back to normal; the group waits.
+            each = replace(rule, clear_s=0) if rule.grouped else rule
+            changes = []
             for subject in subjects:
                 key = (rule.id, subject)
                 tracker = self.trackers.get(key)
@@ -272,12 +365,88 @@ class Engine:
                     if reading is None or not self._beyond_any(rule, reading.value):
                         continue  # nothing to follow: normal and no alert open
                     tracker = self.trackers[key] = Tracker()
-                change = self._step(rule, subject, tracker, reading, now)
+                change = self._step(each, subject, tracker, reading, now)
                 if change:
-                    out.append(change)
+                    changes.append(change)
                 if tracker.level is None and tracker.since == {WARN: None, ALARM: None}:
                     del self.trackers[key]
+            out.extend(self._group(rule, floor, changes, now) if rule.grouped else changes)
         self.last = (now, seen)
+        return out
+
+    def _group(self, rule: RuleSpec, floor: Floor, changes, now) -> list[Transition]:
+        """A grouped rule's per-team alerts, from its agents' trackers after this pass's
+        `changes` (which stay inside the engine)."""
+        teams: dict[str, list] = {}  # group subject -> [(value, agent id, name, level, team)]
+        for (rule_id, subject), tracker in self.trackers.items():
+            if rule_id != rule.id or tracker.level is None or tracker.reading is None:
+                continue
+            r = tracker.reading
+            teams.setdefault(group_subject(r.team), []).append(
+                (r.value, subject.partition(":")[2], r.label, tracker.level, r.team)
+            )
+        sizes: dict[str, int] = {}
+        for a in floor.state.agents.values():
+            if a.status != "offline":
+                key = group_subject(a.team or "")
+                sizes[key] = sizes.get(key, 0) + 1
+        moments: dict[str, dict[str, list]] = {}  # group subject -> {kind: [at, ...]}
+        for c in changes:
+            tracker = self.trackers.get((rule.id, c.subject))
+            r = tracker.reading if tracker and tracker.reading else None
+            team = r.team if r else ""
+            moments.setdefault(group_subject(team), {}).setdefault(c.kind, []).append(c.at)
+        out = []
+        subjects = set(teams) | {s for (rid, s) in self.groups if rid == rule.id}
+        for subject in sorted(subjects):
+            key = (rule.id, subject)
+            group = self.groups.get(key) or Group()
+            rows = sorted(teams.get(subject, []), key=lambda m: (-m[0], m[1]))
+            members = tuple((aid, name) for _, aid, name, _, _ in rows)
+            if rows:
+                group.label = group_label(rows[0][4])
+            group.label = group.label or group_label(subject.partition(":")[2])
+            of = sizes.get(subject, 0)
+            at = moments.get(subject, {})
+            count = len(members)
+            alarm = count and (
+                any(level == ALARM for *_, level, _ in rows)
+                or (rule.alarm_agents and count >= rule.alarm_agents)
+                or (rule.alarm_share_pct and of and 100 * count >= rule.alarm_share_pct * of)
+            )
+            target = ALARM if alarm else WARN if count else None
+
+            def transition(kind, level, when, key=key, group=group, members=members, of=of):
+                limit = rule.limit(WARN if rule.warn is not None else ALARM) or 0.0
+                return Transition(
+                    kind, rule, key[1], group.label, level, len(members), limit, when, now,
+                    group.since, "", "", members, of,
+                )  # fmt: skip
+
+            if count:
+                group.empty_since = None
+            elif group.level and group.empty_since is None:
+                group.empty_since = max(at.get(CLEARED, [now]))
+            raised = at.get(RAISED, []) + at.get(ESCALATED, [])
+            if group.level is None and target:
+                group.level, group.since = target, min(at.get(RAISED, [now]))
+                group.members = members
+                out.append(transition(RAISED, target, group.since))
+            elif group.level == WARN and target == ALARM:
+                group.level, group.members = ALARM, members
+                out.append(transition(ESCALATED, ALARM, max(raised or [now])))
+            elif group.level and not count:
+                done = group.empty_since + timedelta(seconds=rule.clear_s)
+                if done <= now:
+                    out.append(transition(CLEARED, group.level, done))
+                    group.level, group.members = None, ()
+            elif group.level and members != group.members:
+                group.members = members
+                out.append(transition(CHANGED, group.level, now))
+            if group.level is None:
+                self.groups.pop(key, None)
+            else:
+                self.groups[key] = group
         return out
 
     @staticmethod
@@ -371,6 +540,10 @@ class Engine:
                     due.append(since + hold)
             if tracker.level and tracker.normal_since:
                 due.append(tracker.normal_since + timedelta(seconds=rule.clear_s))
+        for (rule_id, _), group in self.groups.items():
+            rule = self.rules.get(rule_id)
+            if rule is not None and group.level and group.empty_since:
+                due.append(group.empty_since + timedelta(seconds=rule.clear_s))
         then, seen = self.last  # the last evaluation's readings, grown since, if any
         grown_s = (now - then).total_seconds() if then else 0.0
         waits = []  # seconds from now; floats, for every agent in a limited state
@@ -393,19 +566,8 @@ class Engine:
         return min(later) if later else None
 
 
-def duration(seconds: float) -> str:
-    seconds = int(round(seconds))
-    if seconds >= 3600:
-        return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
-    return f"{seconds // 60}:{seconds % 60:02d}"
-
-
 def amount(value: float, unit: str) -> str:
-    if unit == "s":
-        return duration(value)
-    if unit == "%":
-        return f"{value:g}%"
-    return f"{value:g}"
+    return limit_text(value, unit)
 
 
 WHAT = {
@@ -420,6 +582,8 @@ WHAT = {
     Metric.SERVICE_DOWN: "the service connection has been down for {value}",
     Metric.WEBHOOKS_FAILING: "{value} service webhook deliveries failed in the last 15 minutes",
     Metric.PENDING_LEADS: "{label} has {value} pending leads left",
+    Metric.CLOSED_CALLS: "{label} is receiving calls while its schedule says closed",
+    Metric.VOICEMAIL_AGE: "the oldest voicemail not handled is {value} old",
 }
 
 
@@ -427,6 +591,15 @@ def sentence(t: Transition, tz: tzinfo, raised_at: datetime | None = None) -> st
     """One plain sentence, as the tray and the chat tools show it, e.g. "Alarm: longest
     wait in Sales queue is 2:35 (limit 2:00), since 10:41." """
     rule = t.rule
+    if rule.grouped and t.kind != CLEARED:
+        level = "Alarm" if t.level == ALARM else "Warning"
+        since = (t.since or t.at).astimezone(tz).strftime("%H:%M")
+        of = f" of {t.of}" if t.of else ""
+        agents = "agent" if t.of <= 1 and t.count == 1 else "agents"
+        return (
+            f"{level}: {rule.name}: {t.count}{of} {agents} in {t.label}"
+            f" (limit {amount(t.limit, rule.unit)}), since {since}."
+        )
     if t.kind == CLEARED:
         raised = (raised_at or t.at).astimezone(tz).strftime("%H:%M")
         cleared = t.at.astimezone(tz).strftime("%H:%M")

@@ -24,6 +24,9 @@ class Metric:
     SERVICE_DOWN = "service_down"
     WEBHOOKS_FAILING = "webhooks_failing"
     PENDING_LEADS = "pending_leads"
+    # The inbound side (dashboard/inbound/): read from the live feed's "inbound" figures
+    CLOSED_CALLS = "queue_closed_calls"
+    VOICEMAIL_AGE = "voicemail_age"
 
 
 ALL, QUEUE, TEAM, CAMPAIGN = "all", "queue", "team", "campaign"
@@ -60,6 +63,14 @@ METRICS = {
         (ALL, CAMPAIGN),
         "campaign",
     ),
+    Metric.CLOSED_CALLS: (
+        "Calls reaching a closed queue",
+        "calls",
+        False,
+        (ALL, QUEUE),
+        "queue",
+    ),
+    Metric.VOICEMAIL_AGE: ("Oldest voicemail not handled", "s", False, (ALL,), "floor"),
 }
 AGENT_STATES = {Metric.RINGING: "ringing", Metric.WRAP_UP: "wrap_up", Metric.PAUSED: "paused"}
 
@@ -75,6 +86,17 @@ class Rule(models.Model):
     alarm = models.FloatField("alarm limit", null=True, blank=True)
     hold_s = models.PositiveIntegerField("holds for (s) before it fires", default=0)
     clear_s = models.PositiveIntegerField("back to normal for (s) before it clears", default=10)
+    # Rules about agents raise one alert per team: its alarm, when this many agents, or this
+    # share of the team's agents, are past the limit (or one is past the alarm limit).
+    alarm_agents = models.PositiveIntegerField(
+        "alarm at this many agents", null=True, blank=True, help_text="rules about agents"
+    )
+    alarm_share_pct = models.FloatField(
+        "alarm at this share of a team's agents (%)",
+        null=True,
+        blank=True,
+        help_text="rules about agents",
+    )
     enabled = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -97,6 +119,45 @@ class Rule(models.Model):
     def metric_label(self) -> str:
         return METRICS[self.metric][0]
 
+    @property
+    def grouped(self) -> bool:
+        """About agents: one alert per team, listing them."""
+        return self.metric in AGENT_STATES
+
+    @property
+    def warn_text(self) -> str:
+        return limit_text(self.warn, self.unit)
+
+    @property
+    def alarm_text(self) -> str:
+        return limit_text(self.alarm, self.unit)
+
+    @property
+    def group_alarm_text(self) -> str:
+        """When a team's group alert turns to alarm, in words ("" when not about agents)."""
+        if not self.grouped:
+            return ""
+        parts = []
+        if self.alarm_agents:
+            parts.append(f"{self.alarm_agents} agents")
+        if self.alarm_share_pct is not None:
+            parts.append(limit_text(self.alarm_share_pct, "%") + " of a team")
+        return " or ".join(parts)
+
+
+def limit_text(value: float | None, unit: str) -> str:
+    """A limit as people read it: 10:00 for a duration, 80% for a share, 3 for a count."""
+    if value is None:
+        return ""
+    if unit == "s":
+        seconds = int(round(value))
+        if seconds >= 3600:
+            return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+        return f"{seconds // 60}:{seconds % 60:02d}"
+    if unit == "%":
+        return f"{value:g}%"
+    return f"{value:g}"
+
 
 class Alert(models.Model):
     """One breach of one rule by one subject (a queue, an agent, the floor...), from raised
@@ -110,6 +171,10 @@ class Alert(models.Model):
     value = models.FloatField()  # the value when it was raised, escalated or cleared last
     limit = models.FloatField()  # the limit of its level
     text = models.CharField(max_length=400)  # one sentence: what the tray and chat show
+    # A group's (a rule about agents, one team): [[agent id, name], ...], the longest first,
+    # and the team's agents on the floor when it last changed.
+    members = models.JSONField(default=list, blank=True)
+    of = models.PositiveIntegerField(default=0)
     raised_at = models.DateTimeField(db_index=True)  # the condition had held its duration
     escalated_at = models.DateTimeField(null=True, blank=True)
     acknowledged_at = models.DateTimeField(null=True, blank=True)
@@ -135,12 +200,18 @@ class Alert(models.Model):
     def is_open(self) -> bool:
         return self.cleared_at is None
 
+    @property
+    def is_group(self) -> bool:
+        return self.rule.grouped
+
 
 class AlertDelivery(models.Model):
-    """One transition's POST to the chat webhook, with every attempt's outcome."""
+    """One POST to the chat webhook, with every attempt's outcome: one transition, or a
+    digest of several folded together (`alert` is then the first of them)."""
 
     alert = models.ForeignKey(Alert, on_delete=models.CASCADE, related_name="deliveries")
-    transition = models.CharField(max_length=10)  # raised, escalated, cleared
+    transition = models.CharField(max_length=10)  # raised, escalated, cleared, digest
+    transitions = models.PositiveIntegerField(default=1)  # how many this POST carries
     url = models.CharField(max_length=500)
     body = models.TextField()
     attempts = models.PositiveSmallIntegerField(default=0)

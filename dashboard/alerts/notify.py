@@ -1,35 +1,48 @@
-"""The chat webhook: one signed JSON POST per alert transition (raised, escalated, cleared).
+"""The chat webhook: signed JSON POSTs of alert transitions (raised, escalated, cleared),
+paced for people and for chat tools.
 
-`Notifier.send` only puts the transition on an asyncio queue and returns: the engine's path
-never waits for a chat tool. `Notifier.run` drains the queue, each delivery in a task of its
-own (at most `CONCURRENCY` at once), retried with backoff (1, 2, 4, 8, 16 s) when the
-receiver does not answer 2xx in time; every delivery and its attempts are logged in
-`AlertDelivery` (the Managers' delivery log), written in a worker thread.
+`Notifier.send` only appends the transition to a list and returns: the engine's path never
+waits for a chat tool. `Notifier.run` posts from that list, one POST at a time:
 
-The body is JSON; its signature is `X-Dashboard-Signature: sha256=<hex HMAC-SHA256 of the
-raw body with ALERT_WEBHOOK_SECRET>` (docs/alerts.md has a verification snippet).
+- transitions that fall due within `DIGEST_S` of the first are folded into one *digest*;
+- at most one POST per `ALERT_WEBHOOK_MIN_INTERVAL_S`: what falls due meanwhile waits and is
+  folded into the next (chat tools accept about one message a second per webhook, and people
+  stop reading after the tenth);
+- a POST not answered 2xx is sent again, the same body, after the receiver's `Retry-After`
+  (429, 503) or a backoff (1, 2, 4, 8, 16 s), up to `ALERT_WEBHOOK_ATTEMPTS` tries; one given
+  up has its transitions carried into the next POST, so none is lost.
+
+Every POST and its attempts are logged in `AlertDelivery` (the Managers' delivery log),
+written in a worker thread. The body is JSON; its signature is `X-Dashboard-Signature:
+sha256=<hex HMAC-SHA256 of the raw body with ALERT_WEBHOOK_SECRET>` (docs/alerts.md).
 """
 
 import asyncio
-import contextlib
 import hashlib
 import hmac
 import json
 import logging
+import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
 import httpx
 from django.conf import settings
 
 from dashboard.live.handshake import in_thread
+from dashboard.shared import metrics
 
-from .models import AlertDelivery
+from .models import ALARM, AlertDelivery
 
 log = logging.getLogger("dashboard.alerts.notify")
 SIGNATURE_HEADER = "X-Dashboard-Signature"
-CONCURRENCY = 4
 BACKOFF_S = 1.0  # doubled after each failed attempt
+DIGEST_S = 2.0  # transitions within this of the first go in one POST
+MAX_FOLDED = 50  # transitions in one POST at most; the rest go in the next
+MAX_WAIT_S = 300.0  # the longest Retry-After honoured
+SHOWN = 10  # sentences in a digest's text; its `alerts` has every one
+DIGEST = "digest"
 
 
 def sign(secret: str, body: bytes) -> str:
@@ -42,7 +55,39 @@ class Outgoing:
     transition: str
     payload: dict
     due: datetime  # when the transition fell due: the latency is measured from it
-    body: bytes = field(default=b"", repr=False)
+    queued: float = field(default_factory=time.monotonic)
+
+
+def body_of(batch: list[Outgoing]) -> dict:
+    """One transition's payload as it is; several folded into a digest: the most severe
+    one's keys, `transition` "digest", a text of their sentences, and each in `alerts`."""
+    if len(batch) == 1:
+        return batch[0].payload
+    lead = min(batch, key=lambda o: (o.payload.get("level") != ALARM, o.transition == "cleared"))
+    texts = [o.payload.get("text", "") for o in batch]
+    more = f" And {len(texts) - SHOWN} more." if len(texts) > SHOWN else ""
+    return {
+        **lead.payload,
+        "transition": DIGEST,
+        "url": f"{settings.DASHBOARD_URL}/alerts/",
+        "text": f"{len(batch)} alert changes: " + " ".join(texts[:SHOWN]) + more,
+        "alerts": [o.payload for o in batch],
+    }
+
+
+def retry_after(response: httpx.Response | None) -> float | None:
+    """The receiver's `Retry-After` in seconds (a number or an HTTP date), if it sent one."""
+    value = response.headers.get("Retry-After", "").strip() if response is not None else ""
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            seconds = (parsedate_to_datetime(value) - datetime.now(UTC)).total_seconds()
+        except (TypeError, ValueError):
+            return None
+    return min(MAX_WAIT_S, max(0.0, seconds))
 
 
 class Notifier:
@@ -54,114 +99,136 @@ class Notifier:
         attempts: int | None = None,
         timeout: float | None = None,
         backoff: float = BACKOFF_S,
+        min_interval: float | None = None,
+        digest: float = DIGEST_S,
     ):
         self.url = settings.ALERT_WEBHOOK_URL if url is None else url
         self.secret = settings.ALERT_WEBHOOK_SECRET if secret is None else secret
         self.attempts = attempts or settings.ALERT_WEBHOOK_ATTEMPTS
         self.timeout = timeout or settings.ALERT_WEBHOOK_TIMEOUT_S
-        self.backoff = backoff
-        self.queue: asyncio.Queue[Outgoing] = asyncio.Queue()
-        self.running: set[asyncio.Task] = set()
+        self.min_interval = (
+            settings.ALERT_WEBHOOK_MIN_INTERVAL_S if min_interval is None else min_interval
+        )
+        self.backoff, self.digest = backoff, digest
+        self.pending: list[Outgoing] = []
+        self.arrived = asyncio.Event()
+        self.last_post = float("-inf")  # time.monotonic() of the last new POST
 
     @property
     def enabled(self) -> bool:
         return bool(self.url)
 
     def send(self, alert_id: int, transition: str, payload: dict, due: datetime):
-        """Queue one transition's POST; never blocks, never raises."""
+        """Queue one transition for the next POST; never blocks, never raises."""
         if self.enabled:
-            self.queue.put_nowait(Outgoing(alert_id, transition, payload, due))
+            self.pending.append(Outgoing(alert_id, transition, payload, due))
+            self.arrived.set()
 
     async def run(self, stop: asyncio.Event):
         if not self.enabled:
             return
-        slots = asyncio.Semaphore(CONCURRENCY)
         async with httpx.AsyncClient(timeout=self.timeout) as client:
-            stopping = asyncio.ensure_future(stop.wait())
-            try:
-                while not stop.is_set():
-                    getting = asyncio.ensure_future(self.queue.get())
-                    await asyncio.wait({getting, stopping}, return_when=asyncio.FIRST_COMPLETED)
-                    if not getting.done():
-                        getting.cancel()
-                        break
-                    await slots.acquire()
-                    task = asyncio.ensure_future(self.deliver(client, getting.result()))
-                    self.running.add(task)
-                    task.add_done_callback(lambda t: (self.running.discard(t), slots.release()))
-            finally:
-                stopping.cancel()
-                for task in list(self.running):
-                    task.cancel()
-                with contextlib.suppress(Exception):
-                    await asyncio.gather(*self.running, return_exceptions=True)
+            while not stop.is_set():
+                if not self.pending:
+                    self.arrived.clear()
+                    await self._until(stop, self.arrived.wait())
+                    continue
+                due = max(self.pending[0].queued + self.digest, self.last_post + self.min_interval)
+                if due > time.monotonic():
+                    await self._until(stop, asyncio.sleep(due - time.monotonic()))
+                    continue
+                batch, self.pending = self.pending[:MAX_FOLDED], self.pending[MAX_FOLDED:]
+                self.last_post = time.monotonic()
+                try:
+                    await self._until(stop, self.deliver(client, batch))
+                except Exception:
+                    log.exception("alert webhook: a POST of %d transitions failed", len(batch))
 
-    async def deliver(self, client: httpx.AsyncClient, out: Outgoing):
-        out.body = json.dumps(out.payload, separators=(",", ":")).encode()
+    @staticmethod
+    async def _until(stop: asyncio.Event, work):
+        """`work`, or until `stop` is set (then `work` is cancelled)."""
+        task = asyncio.ensure_future(work)
+        stopping = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({task, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        if task.done() and not task.cancelled() and task.exception():
+            raise task.exception()
+
+    async def deliver(self, client: httpx.AsyncClient, batch: list[Outgoing]):
+        body = json.dumps(body_of(batch), separators=(",", ":")).encode()
         headers = {"Content-Type": "application/json", "User-Agent": "supervisor-dashboard"}
         if self.secret:
-            headers[SIGNATURE_HEADER] = sign(self.secret, out.body)
+            headers[SIGNATURE_HEADER] = sign(self.secret, body)
+        what = f"{batch[0].transition} of alert {batch[0].alert_id}"
+        if len(batch) > 1:
+            what = f"a digest of {len(batch)} transitions"
         record = None
-        wait = self.backoff
+        backoff = self.backoff
         for attempt in range(1, self.attempts + 1):
-            status, error = None, ""
+            status, error, response = None, "", None
             try:
-                response = await client.post(self.url, content=out.body, headers=headers)
+                response = await client.post(self.url, content=body, headers=headers)
                 status = response.status_code
                 if not 200 <= status < 300:
                     error = f"answered {status}"
             except httpx.HTTPError as exc:
-                error = f"{type(exc).__name__}: {exc}"[:500]
+                error = f"{type(exc).__name__}: {exc}"[:300]
             delivered = not error
-            if delivered and attempt == 1:
-                late = (datetime.now(UTC) - out.due).total_seconds()
-                log.info(
-                    "alert webhook: %s of alert %s posted %.0f ms after it fell due",
-                    out.transition,
-                    out.alert_id,
-                    late * 1000,
-                )
+            metrics.ALERT_DELIVERIES.labels("delivered" if delivered else "failed").inc()
             last = delivered or attempt == self.attempts
+            wait = retry_after(response)
+            if error and not last:
+                told = "Retry-After" if wait is not None else "backoff"
+                wait = backoff if wait is None else wait
+                error = f"{error}; tried again after {wait:g} s ({told})"
+            elif error:
+                error = f"{error}; given up, its transitions carried into the next POST"
+            if delivered:
+                now = datetime.now(UTC)
+                for out in batch:
+                    log.info(
+                        "alert webhook: %s of alert %s posted %.0f ms after it fell due%s",
+                        out.transition,
+                        out.alert_id,
+                        (now - out.due).total_seconds() * 1000,
+                        f" (attempt {attempt})" if attempt > 1 else "",
+                    )
             try:
                 record = await in_thread(self.log_attempt)(
-                    record, out, attempt, status, error, delivered, last
+                    record, batch, body, attempt, status, error, delivered, last
                 )
             except Exception:
-                log.exception(
-                    "alert webhook: the delivery log of alert %s not written", out.alert_id
-                )
+                log.exception("alert webhook: the delivery log of %s not written", what)
             if delivered:
                 return
             if last:
                 log.warning(
-                    "alert webhook: %s of alert %s given up after %d attempts (%s)",
-                    out.transition,
-                    out.alert_id,
-                    attempt,
-                    error,
+                    "alert webhook: %s given up after %d attempts (%s)", what, attempt, error
                 )
+                self.pending[:0] = batch  # carried into the next POST: nothing is lost
                 return
-            log.info(
-                "alert webhook: %s of alert %s failed (%s); retrying in %.0f s",
-                out.transition,
-                out.alert_id,
-                error,
-                wait,
-            )
+            log.info("alert webhook: %s failed (%s)", what, error)
             await asyncio.sleep(wait)
-            wait *= 2
+            backoff *= 2
 
-    def log_attempt(self, record, out, attempt, status, error, delivered, last):
+    def log_attempt(self, record, batch, body, attempt, status, error, delivered, last):
         if record is None:
             record = AlertDelivery(
-                alert_id=out.alert_id,
-                transition=out.transition,
+                alert_id=batch[0].alert_id,
+                transition=batch[0].transition if len(batch) == 1 else DIGEST,
+                transitions=len(batch),
                 url=self.url,
-                body=out.body.decode(),
+                body=body.decode(),
             )
         record.attempts = attempt
         record.status_code = status
-        record.error = error
+        if error or not delivered:  # delivered after a retry: the failure before it stays
+            record.error = error[:500]
         record.delivered = delivered
         record.finished_at = datetime.now(UTC) if last else None
         record.save()

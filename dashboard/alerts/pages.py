@@ -25,6 +25,10 @@ def alerts_context(teams: tuple[str, ...] = ()) -> dict:
     }
 
 
+def alert_context(alert: Alert) -> dict:
+    return {"alert": alert}
+
+
 def rules_context(form=None, editing=None) -> dict:
     return {
         "rules": Rule.objects.all(),
@@ -38,4 +42,5 @@ def deliveries_context() -> dict:
     return {
         "deliveries": AlertDelivery.objects.select_related("alert__rule")[:200],
         "webhook_url": bool(settings.ALERT_WEBHOOK_URL),
+        "min_interval": settings.ALERT_WEBHOOK_MIN_INTERVAL_S,
     }

@@ -3,9 +3,11 @@ banner with the tiles to flash. Rendered once per change from the database (who
 acknowledged what included), kept in the cache for a page's first look, and pushed to the
 groups every signed-in page and wallboard joins (dashboard/shared/groups.py).
 
-The tray is one for everyone: an alert about one agent carries the agent's team, and the
-tray its open and alarm counts per team, so each page shows its person's teams' alerts
-and counts (static/js/alerts.js) with no tray rendered per team set."""
+The tray is one for everyone: an alert about agents (a team's group, or one agent) carries
+the team, and the tray its open and alarm counts per team, so each page shows its person's
+teams' alerts first, and their counts (static/js/alerts.js), with no tray rendered per team
+set. Each team's groups are listed even past the first `SHOWN`, so a supervisor of 20
+agents finds their own at the top of the tray."""
 
 import json
 
@@ -13,15 +15,15 @@ from django.core.cache import cache
 from django.db.models import Case, IntegerField, Value, When
 from django.template.loader import render_to_string
 
+from dashboard.live import dom
 from dashboard.live.groups import push_html
 from dashboard.shared.cache_keys import AGENT_TEAMS_KEY, alerts_key
 from dashboard.shared.groups import ALERTS, ALERTS_BOARD, ALERTS_BOARD_AGENTS
 
-from .models import ALARM, Alert, Metric
+from .models import AGENT_STATES, ALARM, Alert, Metric
 
-# The tray lists at most this many; its count says how many are open, and the alerts page
-# lists them all. Every open page is sent the tray on each change: at 1,000 agents with 250
-# alerts open, 50 entries made a 35 KB frame for each of 500 sockets twice a second.
+# The tray lists at most this many, and as many of each team's; its count says how many are
+# open, and the alerts page lists them all. Every open page is sent the tray on each change.
 SHOWN = 10
 
 
@@ -35,20 +37,27 @@ def ordered():
     )
 
 
-def tiles_of(subject: str, metric: str) -> list[str]:
+def about_agents(subject: str, metric: str) -> bool:
+    """One agent's alert, or a team's group of them: not for links that show no agents."""
+    return subject.startswith("agent:") or metric in AGENT_STATES
+
+
+def tiles_of(subject: str, metric: str, members=()) -> list[str]:
     """CSS selectors of the tiles that show what an alert is about (live view, wallboard)."""
     kind, _, key = subject.partition(":")
     if kind == "agent":
-        return [f"#agent-{key}"]
+        return [dom.agent_tile(key)]
+    if metric in AGENT_STATES:  # a group: its agents' tiles
+        return [dom.agent_tile(m[0]) for m in members or ()]
     if kind == "queue":
-        tiles = [f"#queue-{key}"]
+        tiles = [dom.queue_tile(key)]
         if metric == Metric.LONGEST_WAIT:
-            tiles.append('#kpis [data-limit="wait"]')
+            tiles.append(dom.WAIT_FIGURE)
         return tiles
     if metric == Metric.SERVICE_LEVEL:
-        return ["#kpis"]
+        return [dom.KPIS]
     if metric == Metric.COACHING:
-        return ["#wb-alerts"]
+        return [dom.COACHING_PANEL]
     return []
 
 
@@ -58,9 +67,11 @@ def agent_teams() -> dict[str, str]:
 
 
 def team_of(subject: str, teams: dict[str, str]) -> str:
-    """The team of the agent an alert is about; "" when it is about no one agent (a queue,
-    the floor: everyone's) or about an agent the floor does not know now."""
+    """The team an alert is about (a team's group, or its agent's); "" when it is about no
+    team (a queue, the floor: everyone's) or about an agent the floor does not know now."""
     kind, _, key = subject.partition(":")
+    if kind == "team":
+        return key
     return teams.get(key, "") if kind == "agent" else ""
 
 
@@ -73,10 +84,10 @@ def with_teams(alerts, teams: dict[str, str] | None = None) -> list[Alert]:
 
 
 def by_team(rows, teams: dict[str, str]) -> str:
-    """{team: [open, alarms]} of the open alerts about one agent, as JSON, from their
-    (subject, metric, level) rows."""
+    """{team: [open, alarms]} of the open alerts about a team, as JSON, from their
+    (subject, metric, level, members) rows."""
     out: dict[str, list[int]] = {}
-    for subject, _, level in rows:
+    for subject, _, level, _ in rows:
         team = team_of(subject, teams)
         if team:
             counts = out.setdefault(team, [0, 0])
@@ -95,17 +106,24 @@ def render_all() -> dict[str, str]:
     counted (in all, and per team of the agents they are about), and every one's tiles for
     the banners' flash."""
     alerts, teams = ordered(), agent_teams()
-    shown = with_teams(list(alerts[:SHOWN]), teams)
-    rows = list(alerts.values_list("subject", "rule__metric", "level"))
-    counts = {"count": len(rows), "alarms": sum(level == ALARM for _, _, level in rows)}
+    rows = list(alerts.values_list("id", "subject", "rule__metric", "level", "members"))
+    listed, per_team = [], {}
+    for i, (pk, subject, *_) in enumerate(rows):
+        team = team_of(subject, teams)
+        if i < SHOWN or (team and per_team.get(team, 0) < SHOWN):
+            listed.append(pk)
+            per_team[team] = per_team.get(team, 0) + 1
+    shown = with_teams(list(alerts.filter(pk__in=listed)), teams)
+    rows = [row[1:] for row in rows]
+    counts = {"count": len(rows), "alarms": sum(row[2] == ALARM for row in rows)}
     tray = render_to_string(
         "alerts/_tray.html", {"alerts": shown, **counts, "by_team": by_team(rows, teams)}
     )
-    subjects = [(s, m) for s, m, _ in rows]
-    others = [(s, m) for s, m in subjects if not s.startswith("agent:")]
-    top_other = next((a for a in shown if not a.subject.startswith("agent:")), None)
+    subjects = [(s, m, members) for s, m, _, members in rows]
+    others = [row for row in subjects if not about_agents(row[0], row[1])]
+    top_other = next((a for a in shown if not about_agents(a.subject, a.rule.metric)), None)
     if top_other is None and others:
-        top_other = alerts.exclude(subject__startswith="agent:").first()
+        top_other = next(a for a in alerts if not about_agents(a.subject, a.rule.metric))
     return {
         ALERTS: tray,
         ALERTS_BOARD: banner(top_other, others),
@@ -113,10 +131,10 @@ def render_all() -> dict[str, str]:
     }
 
 
-def banner(top: Alert | None, subjects: list[tuple[str, str]]) -> str:
+def banner(top: Alert | None, subjects: list[tuple[str, str, list]]) -> str:
     tiles = {}  # ordered, without repeats
-    for subject, metric in subjects:
-        tiles.update(dict.fromkeys(tiles_of(subject, metric)))
+    for subject, metric, members in subjects:
+        tiles.update(dict.fromkeys(tiles_of(subject, metric, members)))
     return render_to_string(
         "alerts/_board.html",
         {"top": top, "more": len(subjects) - 1, "flash": ", ".join(tiles)},

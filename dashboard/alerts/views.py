@@ -14,7 +14,7 @@ from dashboard.accounts.roles import MANAGER, SUPERVISOR, role_required
 from . import tray
 from .forms import RuleForm
 from .models import Alert, Rule
-from .pages import alerts_context, deliveries_context, rules_context
+from .pages import alert_context, alerts_context, deliveries_context, rules_context
 from .signals import ACK_STAMP, bump
 
 
@@ -29,6 +29,12 @@ def alerts(request):
         "alert_teams": shown.teams,
     }
     return render(request, "alerts/alerts.html", context)
+
+
+@role_required(SUPERVISOR)
+def alert(request, pk):
+    """One alert; a group's lists its agents, live."""
+    return render(request, "alerts/alert.html", alert_context(get_object_or_404(Alert, pk=pk)))
 
 
 @require_POST

@@ -7,8 +7,9 @@ fires when its condition has held its duration, not up to a tick later. Evaluati
 coalesced: at most one per `gap` seconds under a burst of events.
 
 Each evaluation's transitions are written (a worker thread, never Django's shared one),
-the tray and the wallboards' banner rendered once and pushed, and each transition queued
-for the chat webhook (notify.py), which the evaluation never waits for. A failed
+the tray and the wallboards' banner rendered once and pushed, and each transition but a
+group's members changing queued for the chat webhook (notify.py), which the evaluation
+never waits for. A failed
 evaluation or write is logged once with its context and the loop goes on. Rules are
 reloaded when one is saved anywhere (signals.py), and the open alerts the database holds
 are taken up at start, so a bridge that takes over continues them instead of raising them
@@ -28,13 +29,25 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 
 from dashboard.live.handshake import in_thread
 from dashboard.live.leader import still_leading
+from dashboard.shared import metrics
 from dashboard.shared.aio import pause
 
-from . import tray
-from .engine import CLEARED, ESCALATED, RAISED, Engine, Floor, RuleSpec, Transition, sentence
+from . import members, tray
+from .engine import (
+    CHANGED,
+    CLEARED,
+    ESCALATED,
+    RAISED,
+    Engine,
+    Floor,
+    RuleSpec,
+    Transition,
+    sentence,
+)
 from .models import Alert, Rule
 from .signals import ACK_STAMP, RULES_STAMP
 
@@ -69,6 +82,7 @@ class AlertWatch:
         self.outside = outside  # () -> {"webhooks_failing": n, "leads": {...}}, sync
         self.tick, self.gap = tick, gap
         self.published: dict[str, str] = {}  # group -> the html last pushed to it
+        self.lists: dict[str, str] = {}  # the group alerts' lists of agents last pushed
         self.engine = Engine()
         self.wakeup = asyncio.Event()
         self.outside_figures: dict = {}
@@ -78,6 +92,7 @@ class AlertWatch:
         self.tz = ZoneInfo(settings.TIME_ZONE)
         self.failed: set[str] = set()  # what already failed, so it is logged once
         self.started_at = now()
+        self.unwritten: list[Transition] = []  # a pass's, while the database was away
 
     # ---- The bridge's sink: every change wakes the engine ------------------------------------
     def snapshot(self, agents, calls):
@@ -142,8 +157,8 @@ class AlertWatch:
         self.started_at = now()
         rules, open_alerts = await in_thread(load_rules_and_open)()
         self.engine.set_rules(rules)
-        for rule_id, subject, level in open_alerts:
-            self.engine.restore(rule_id, subject, level)
+        for rule_id, subject, level, held, raised_at in open_alerts:
+            self.engine.restore(rule_id, subject, level, held, raised_at)
         self.stamps = await in_thread(stamps)()
         self.loaded_at = time.monotonic()
 
@@ -161,17 +176,26 @@ class AlertWatch:
         if self.outside and time.monotonic() - self.outside_at >= OUTSIDE_EVERY_S:
             self.outside_at = time.monotonic()
             await self.guarded("reading the figures from outside the live state", self.read_outside)
-        transitions = self.engine.evaluate(self.floor(), now())
+        evaluated = self.engine.evaluate(self.floor(), now())
+        metrics.alerts_evaluated(evaluated)
+        transitions = self.unwritten + evaluated  # the engine has moved on: write them first
         if not transitions:
             if republish:
                 await self.publish()
             return
         if not still_leading():
             return  # fenced: another bridge may lead by now
-        written = await in_thread(record)(transitions, self.tz)
+        try:
+            written = await in_thread(record)(transitions, self.tz)
+        except Exception:
+            self.unwritten = transitions  # written, pushed and posted once it is back
+            raise
+        self.unwritten = []
         await self.publish()
         pushed = now()
         for t, body in written:
+            if t.kind == CHANGED:  # the group's list: the tray and its page, not chat news
+                continue
             if self.notifier:
                 self.notifier.send(body["id"], t.kind, body, t.at)
             if t.at >= self.started_at:  # the latency: from falling due to the tray's push
@@ -190,12 +214,15 @@ class AlertWatch:
     async def publish(self):
         """Push the tray and banners that changed since the last push (a new socket reads
         them from the cache)."""
-        parts = await in_thread(render_and_store)()
+        parts, lists = await in_thread(render_and_store)()
         layer = get_channel_layer()
         for group, html in parts.items():
             if self.published.get(group) != html:
                 await layer.group_send(group, {"type": "push.html", "html": html})
         self.published = parts
+        if lists != self.lists:
+            await layer.group_send(members.GROUP, {"type": "alert.members", "lists": lists})
+        self.lists = lists
 
 
 # ---- In worker threads ------------------------------------------------------------------------
@@ -208,7 +235,7 @@ def load_rules_and_open():
     rules = [RuleSpec.of(r) for r in Rule.objects.filter(enabled=True)]
     ids = {r.id for r in rules}
     open_alerts = [
-        (a.rule_id, a.subject, a.level)
+        (a.rule_id, a.subject, a.level, a.members, a.raised_at)
         for a in Alert.objects.filter(cleared_at__isnull=True, rule_id__in=ids)
     ]
     return rules, open_alerts
@@ -221,16 +248,17 @@ def clear_gone(gone, at):
         )
 
 
-def render_and_store() -> dict[str, str]:
-    parts = tray.render_all()
+def render_and_store() -> tuple[dict[str, str], dict[str, str]]:
+    parts, lists = tray.render_all(), members.render_all()
     tray.store(parts)
-    return parts
+    members.store(lists)
+    return parts, lists
 
 
 def payload(alert: Alert, t: Transition) -> dict:
-    """The chat webhook's body (docs/alerts.md)."""
-    url = alert.url or "/alerts/"
-    return {
+    """The chat webhook's body (docs/alerts.md); a group's adds `count` and `members`."""
+    url = alert.url or reverse("alerts")
+    body = {
         "id": alert.id,
         "rule": t.rule.name,
         "transition": t.kind,
@@ -244,6 +272,10 @@ def payload(alert: Alert, t: Transition) -> dict:
         "url": f"{settings.DASHBOARD_URL}{url}",
         "text": alert.text,
     }
+    if t.rule.grouped:
+        body["count"] = len(t.members)
+        body["members"] = [agent_id for agent_id, _ in t.members]
+    return body
 
 
 def record(transitions: list[Transition], tz) -> list[tuple[Transition, dict]]:
@@ -281,10 +313,11 @@ def open_of(transitions: list[Transition]) -> dict[tuple[int, str], Alert]:
 
 
 def write(t: Transition, tz, open_alert: Alert | None) -> Alert | None:
+    listed = [list(m) for m in t.members]
     if t.kind == RAISED:
         if open_alert is not None:  # another leader's, still open: continue it
             return None
-        return Alert.objects.create(
+        alert = Alert.objects.create(
             rule_id=t.rule.id,
             subject=t.subject,
             subject_label=t.label[:200],
@@ -294,11 +327,20 @@ def write(t: Transition, tz, open_alert: Alert | None) -> Alert | None:
             limit=t.limit,
             text=sentence(t, tz)[:400],
             raised_at=t.at,
+            members=listed,
+            of=t.of,
         )
+        if t.rule.grouped:  # its page lists the agents
+            alert.url = reverse("alert", args=[alert.id])
+            alert.save(update_fields=["url"])
+        return alert
     if open_alert is None:
         return None
     t = replace(t, label=t.label or open_alert.subject_label)  # a restored alert's label
-    if t.kind == ESCALATED:
+    open_alert.members, open_alert.of = listed, t.of
+    if t.kind == CHANGED:
+        open_alert.text = sentence(replace(t, since=t.since or open_alert.raised_at), tz)[:400]
+    elif t.kind == ESCALATED:
         open_alert.level = t.level
         open_alert.escalated_at = t.at
         open_alert.text = sentence(t, tz)[:400]

@@ -11,6 +11,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db.models import Avg, Count, FloatField, Q
 
+from dashboard.interventions import audit
 from dashboard.live.names import agent_names
 from dashboard.live.render import STATE_LOOK
 from dashboard.live.state import BUSY_STATES, Counts, aht_s, occupancy_pct
@@ -189,6 +190,7 @@ def agent_held(agent_id: str, day_start: datetime) -> dict:
     return {
         "name": agent_names().get(agent_id) or named(agent_id, {}),
         "tile": tiles.current(agent_id)[1],
+        "interventions": audit.for_agent(agent_id),
         "webhook_calls": list(
             CompletedCall.objects.filter(agent_id=agent_id, completed_at__gte=day_start)
         ),
@@ -302,6 +304,7 @@ def agent_panels(qa: dict, day: dict) -> list[dict]:
 # ---- The call's page --------------------------------------------------------------------------
 def call_held(call_id: str) -> dict:
     return {
+        "interventions": audit.for_call(call_id),
         "seen": CallSeen.objects.filter(call_id=call_id).first(),
         "completed": CompletedCall.objects.filter(call_id=call_id).first(),
         "scorecards": list(Scorecard.objects.filter(call_id=call_id).order_by("-scored_at")),
@@ -321,8 +324,13 @@ def call_facts(call_id: str, held: dict, fetched: c.Call | None) -> dict:
     row = merged(webhook, seen, [fetched] if fetched else []).get(call_id, blank(call_id))
     names, agent_id = agent_names(), row["agent_id"]
     templates = summaries.load("templates")["data"] or []
+    live = bool(fetched and fetched.ended_at is None and fetched.state != "ended")
     return {
         "call": row,
+        "live": live,
+        # the agent's live tile: who is listening, and this person's session bar
+        "tile": tiles.current(agent_id)[1] if live and agent_id else "",
+        "base_template": "live/socket_page.html" if live and agent_id else "base.html",
         "agent_name": names.get(agent_id) or (named(agent_id, {}) if agent_id else ""),
         "campaign": campaign_names().get(row["campaign_id"], ""),
         "template_names": {t.id: t.name for t in templates},

@@ -1,8 +1,9 @@
 """Transcripts and call records are kept RETENTION_DAYS, then purged (docs/privacy.md).
 
 Purged: completed calls with their transcripts, the calls and agents' states the journal
-kept, and the webhook deliveries whose bodies carried them. Run once a day by the bridge's
-background work (with several bridges, by the leader) and by `manage.py purge_expired`.
+kept, the webhook deliveries whose bodies carried them, and the interventions' audit. Run
+once a day by the bridge's background work (with several bridges, by the leader) and by
+`manage.py purge_expired`.
 """
 
 import asyncio
@@ -14,6 +15,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from dashboard.interventions.audit import purgeable
 from dashboard.quality.models import CompletedCall, Delivery
 from dashboard.shared.aio import daily_purge
 
@@ -39,6 +41,7 @@ def purge(days: int | None = None) -> dict[str, int]:
         ),
         "state changes": StateChange.objects.filter(since__lt=before),
         "webhook deliveries": Delivery.objects.filter(received_at__lt=before),
+        "interventions": purgeable(before),
     }
     return {what: rows.delete()[0] for what, rows in gone.items()}
 

@@ -17,6 +17,7 @@ from django.template.loader import render_to_string
 from dashboard.accounts import scope
 from dashboard.accounts.roles import RANK, WALLBOARD, user_role
 from dashboard.accounts.sockets import AccessGuard
+from dashboard.shared import metrics
 from dashboard.shared.cache_keys import SNAPSHOT_KEY, STATUS_KEY, TEAMS_KEY, alerts_key
 from dashboard.shared.close_codes import CLOSE_FORBIDDEN, CLOSE_SIGNED_OUT
 from dashboard.shared.groups import ALERTS, FLOOR_CHARTS, LIVE_GROUP, STATUS_GROUP
@@ -63,6 +64,7 @@ class PushConsumer(AccessGuard, AsyncWebsocketConsumer):
             await self.close(code=CLOSE_SIGNED_OUT if role is None else CLOSE_FORBIDDEN)
             return
         await self.accept()
+        metrics.socket_opened(self)
         await self.guard()
         await self.send_snapshot()
         await self.follow()
@@ -92,6 +94,7 @@ class PushConsumer(AccessGuard, AsyncWebsocketConsumer):
                 await self.send(text_data=got[key])
 
     async def disconnect(self, code):
+        metrics.socket_closed(self)
         await self.unguard()
         for group in (self.group, *self.also):
             await fanout.leave(self, group)

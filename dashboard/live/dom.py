@@ -11,5 +11,7 @@ def queue_tile(queue_id: str) -> str:
     return f"#queue-{queue_id}"
 
 
+KPIS = "#kpis"  # the KPI strip, _kpis.html
 WAIT_FIGURE = '#kpis [data-limit="wait"]'  # the longest wait, beside the service level
+VOICEMAIL_TILE = "#kpi-voicemail"  # the voicemail backlog's KPI tile, _kpis.html
 COACHING_PANEL = "#wb-alerts"  # the wallboard's coaching panel, one of the feed's panels

@@ -28,6 +28,7 @@ TILES = (  # the KPI tiles' explain panels, in the tiles' order
     "aht",
     "appointments_today",
     "open_critical",
+    "voicemail_waiting",
 )
 DAY_FIGURES = {"service_level", "completed", "occupancy", "aht"}  # counted over the day
 
@@ -107,13 +108,15 @@ def inputs(kpis: dict, state: LiveState, figures: dict, now: datetime) -> dict[s
             if longest
             else "no queue figures yet"
         ],
-        "service_level": [
+        "service_level": _queue_levels(figures.get("inbound"))
+        or [
             f"{day.inbound_in_sl} answered within {threshold} s of {day.inbound_answered} "
             "inbound calls answered",
             _then(
                 weekday, then, lambda x: f"{service_level_pct(x)}% answered within {threshold} s"
             ),
         ],
+        "voicemail_waiting": [_voicemail(figures.get("inbound"))],
         "completed": [
             f"{day.completed} calls ended: {day.handled} agent-handled, "
             f"{day.ai_completed} AI-handled",
@@ -179,3 +182,26 @@ def _count(n, what: str) -> str:
 
 def _hhmmss(when: datetime, state: LiveState) -> str:
     return f"{when.astimezone(state.tz):%H:%M:%S}"
+
+
+def _queue_levels(inbound: dict | None) -> list[str]:
+    """The floor's service level from the queues' own: each queue's level, target and the
+    calls it was offered while open (its weight)."""
+    if not inbound:
+        return []
+    lines = [
+        f"{q['name']}: {'no calls' if q['sl_pct'] is None else str(q['sl_pct']) + '%'} "
+        f"(goal {q['goal_pct']}% in {q['target_s']} s), weight {q['offered']} offered while open"
+        for q in sorted(inbound["queues"].values(), key=lambda q: q["name"])
+    ]
+    return [*lines, "the queues' own service levels, weighted by calls offered while open"]
+
+
+def _voicemail(inbound: dict | None) -> str:
+    part = (inbound or {}).get("voicemail")
+    if not part:
+        return "the service offers no voicemail"
+    oldest = part["oldest_min"]
+    return f"{part['waiting']} messages not handled" + (
+        f", the oldest received {oldest} min ago" if oldest is not None else ""
+    )

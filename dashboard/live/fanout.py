@@ -23,6 +23,7 @@ import logging
 
 from channels.consumer import get_handler_name
 
+from dashboard.shared import metrics
 from dashboard.shared.close_codes import CLOSE_RESTARTING
 
 from .hub import EXTENSION, JOIN, LEAVE
@@ -98,12 +99,14 @@ class Relay:
         while True:
             try:
                 message = await self.layer.receive(self.channel)
-            except Exception:  # the layer's trouble (Redis away): wait, then listen again
+            except Exception as error:  # the layer's trouble (Redis away): wait, then listen
+                metrics.store_error(error)
                 log.exception("receiving %s's pushes failed; retrying", self.group)
                 await asyncio.sleep(1)
                 continue
             if message.get("type") in BROADCASTS:
                 await self.fan_out(message)
+                metrics.pushed(message)
             else:
                 for consumer in list(self.members):
                     await self.hand(consumer, getattr(consumer, get_handler_name(message)), message)

@@ -28,6 +28,7 @@ from django.core.cache import cache
 from django.utils.html import format_html
 
 from dashboard.accounts import scope
+from dashboard.shared import metrics
 from dashboard.shared.aio import pause
 from dashboard.shared.cache_keys import (
     AGENT_TEAMS_KEY,
@@ -46,6 +47,7 @@ from .state import Changes, LiveState, ai_share_pct
 
 log = logging.getLogger("dashboard.live.feed")
 
+CALLS_KEY = "live:calls"  # live call id -> (its agent, the agent's team): live_calls()
 TICK_S = 0.05  # the coalescing tick; docs/performance.md measured 0.1, 0.05 and 0.033 s
 # The KPI strip is rendered and sent at most this often (it changes with nearly every event:
 # 4 KB in every push otherwise); a change in between goes out when this much has passed.
@@ -143,6 +145,7 @@ class LiveFeed:
 
     def event(self, event: c.Event):
         changes = self.state.apply(event)
+        metrics.PENDING_EVENTS.note(event.emitted_at)
         stamp = (event.seq, round(event.emitted_at.timestamp() * 1000))
         for agent_id in changes.agents:
             self.stamps[agent_id] = stamp
@@ -170,9 +173,12 @@ class LiveFeed:
 
     def set_figures(self, figures: dict):
         """Figures from outside the feed (appointments, alerts) may have changed."""
-        if any(self.figures.get(k) != v for k, v in figures.items()):
+        changed = {k for k, v in figures.items() if self.figures.get(k) != v}
+        if changed:
             self.figures.update(figures)
-            self._merge(Changes(kpis=True, board=True))
+            # The inbound side's figures show on each queue's row too.
+            queues = set(self.state.queues) if "inbound" in changed else set()
+            self._merge(Changes(kpis=True, board=True, queues=queues))
 
     def _merge(self, changes: Changes):
         self.pending.merge(changes)
@@ -216,6 +222,12 @@ class LiveFeed:
             keep[NAMES_KEY] = {a.agent_id: a.name for a in agents}
             keep[AGENT_TEAMS_KEY] = {a.agent_id: a.team for a in agents}
             self._named = len(self.state.agents)
+        if changes.full or changes.calls or changes.removed_calls:
+            agents = self.state.agents
+            keep[CALLS_KEY] = {
+                k: (x.agent_id or "", agents[x.agent_id].team if x.agent_id in agents else "")
+                for k, x in self.state.calls.items()
+            }
         # In a thread of its own: `cache.aset` would queue behind every view's database work
         # in Django's one shared sync thread (a sign-in's password hash alone takes 0.3 s).
         await sync_to_async(store, thread_sensitive=False)(
@@ -228,6 +240,7 @@ class LiveFeed:
                 "version": self.version,
                 "prev": self.version - 1,
                 "parts": parts,
+                "emitted": metrics.PENDING_EVENTS.take(),
             },
         )
         if self.on_tiles and (changes.agents or changes.full):  # the agent pages (drill-down)
@@ -251,7 +264,9 @@ class LiveFeed:
                 a: self.render.agent(state, x, self.stamps.get(a)) for a, x in state.agents.items()
             }
             self.call_html = {k: self.render.call(state, x) for k, x in state.calls.items()}
-            self.queue_html = {k: self.render.queue(x) for k, x in state.queues.items()}
+            self.queue_html = {
+                k: self.render.queue(x, self.queue_plan(k)) for k, x in state.queues.items()
+            }
         else:
             for agent_id in changes.agents:
                 agent = state.agents.get(agent_id)
@@ -269,7 +284,8 @@ class LiveFeed:
                     self.call_html[call_id] = self.render.call(state, call)
                     calls.append(self.call_html[call_id])
             for queue_id in changes.queues:
-                self.queue_html[queue_id] = self.render.queue(state.queues[queue_id])
+                plan = self.queue_plan(queue_id)
+                self.queue_html[queue_id] = self.render.queue(state.queues[queue_id], plan)
                 queues.append(self.queue_html[queue_id])
         kpis = self.render_kpis(changes)
         panels = self.render_panels(changes)
@@ -284,6 +300,10 @@ class LiveFeed:
         }
         parts["status"] = self.status_part(any(parts.values()))
         return parts
+
+    def queue_plan(self, queue_id: str) -> dict | None:
+        """A queue's own target, goal, service level and hours (the inbound side's figures)."""
+        return ((self.figures.get("inbound") or {}).get("queues") or {}).get(queue_id)
 
     def render_kpis(self, changes: Changes) -> dict[str, str]:
         """The KPI strips that changed (the whole floor's and each team set's in use, by
@@ -374,6 +394,11 @@ def rendered_floor(audience: Shows) -> tuple[int | None, dict[str, str]]:
     version, parts = snapshot
     keys = zip((*audience.parts, "status"), (*audience.part_keys(), "status"), strict=True)
     return version, {p: parts.get(k, "") for p, k in keys}
+
+
+def live_calls() -> dict[str, tuple[str, str]]:
+    """The calls live now: (agent id, team), "" for none, as the last push left them."""
+    return cache.get(CALLS_KEY) or {}
 
 
 def now() -> datetime:

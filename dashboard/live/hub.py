@@ -36,6 +36,7 @@ from collections import deque
 from autobahn.websocket.protocol import WebSocketProtocol
 from twisted.internet import tcp
 
+from dashboard.shared import metrics
 from dashboard.shared.close_codes import CLOSE_RESTARTING
 
 from .frames import frame
@@ -314,6 +315,7 @@ class Hub:
                     self.close_after_s,
                 )
                 self.behind.discard(sock)
+                metrics.SOCKETS_BEHIND_CLOSED.inc()
                 self.close(sock)
 
     def close_all(self):

@@ -25,6 +25,7 @@ import time
 import redis.asyncio as redis
 from django.conf import settings
 
+from dashboard.shared import metrics
 from dashboard.shared.aio import pause
 
 log = logging.getLogger("dashboard.live.leader")
@@ -85,6 +86,7 @@ class Lease:
                         log.warning("the lease %s was taken by another bridge", self.key)
                         return
             except Exception as exc:  # Redis slow or away: retry until the fence
+                metrics.store_error(exc)
                 if time.monotonic() >= fence_at:
                     log.warning("the lease %s could not be renewed in time (%r)", self.key, exc)
                     return
@@ -98,6 +100,7 @@ async def lead(work, stop: asyncio.Event, lease: Lease, poll: float = 1.0):
         try:
             acquired = await lease.acquire()
         except Exception as exc:
+            metrics.store_error(exc)
             acquired = False
             if said != "unreachable":
                 log.warning("lease %s not reachable, retrying: %r", lease.key, exc)

@@ -50,6 +50,22 @@ def iso(when: datetime | None) -> str:
     return when.astimezone(UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
+def monitors(state: LiveState, call_id: str | None) -> list[dict]:
+    """The open monitoring sessions on a call, as the tile and the row show them: everyone
+    sees who is listening; each page's script finds its own person's session by id."""
+    return [
+        {
+            "session": m.session_id,
+            "supervisor": m.supervisor_id,
+            "name": m.supervisor_name,
+            "mode": m.mode,
+            "state": m.state,
+            "since": iso(state.monitor_started.get(m.session_id)),
+        }
+        for m in state.monitors_of(call_id)
+    ]
+
+
 def duration(seconds) -> str:
     if seconds is None:
         return "–"
@@ -85,6 +101,9 @@ class Renderer:
                     "label": label,
                     "since": iso(agent.since),
                     "limit": agent.status if agent.status in LIMITED_STATES else "",
+                    "pending": agent.pending_status,
+                    "changed_by": agent.changed_by,
+                    "monitors": monitors(state, call.call_id) if call else (),
                     "seq": stamp[0] if stamp else "",
                     "emitted": stamp[1] if stamp else "",
                     "call": call
@@ -109,6 +128,9 @@ class Renderer:
                     "ai_handled": call.ai_handled,
                     "agent_name": agent.name if agent else "",
                     "agent_id": agent.agent_id if agent else "",
+                    "team": agent.team if agent else "",
+                    "live": call.state == "in_progress",
+                    "monitors": monitors(state, call.call_id),
                     "started_at": iso(call.started_at),
                     "campaign": self.campaign(call),
                     "state_label": CALL_STATES.get(call.state, call.state.replace("_", " ")),
@@ -116,10 +138,11 @@ class Renderer:
             },
         )
 
-    def queue(self, queue) -> str:
+    def queue(self, queue, plan: dict | None = None) -> str:
         return self._render(
             self._queue,
             {
+                "plan": plan,
                 "queue": {
                     "id": queue.id,
                     "name": queue.name,
@@ -127,7 +150,7 @@ class Renderer:
                     "longest_wait_s": queue.longest_wait_s,
                     "longest_wait": duration(queue.longest_wait_s),
                     "agents_available": queue.agents_available,
-                }
+                },
             },
         )
 

@@ -46,6 +46,7 @@ from django.conf import settings
 from twisted.internet import abstract, reactor, task, tcp
 from twisted.web import http
 
+from .access import AccessLog
 from .frames import frame
 from .hub import EXTENSION, JOIN, LEAVE, Hub, require
 
@@ -170,11 +171,15 @@ class BoundedHTTPFactory(HTTPFactory):
 
 class CompressingWebSocket(DaphneWebSocketProtocol):
     """Daphne's websocket, whose messages, where permessage-deflate was negotiated, are
-    compressed each on its own like the fan-out's (frames.py)."""
+    compressed each on its own like the fan-out's (frames.py). A message to a socket that
+    is closing (the browser left while its consumer was sending) is dropped: autobahn
+    would raise, and Daphne log the consumer's traceback, for a frame no one would read."""
 
     def sendMessage(self, payload, isBinary=False, fragmentSize=None, sync=False, **kwargs):
+        if self.state != self.STATE_OPEN:
+            return
         deflate = self._perMessageCompress
-        if deflate is None or fragmentSize or sync or kwargs or self.state != self.STATE_OPEN:
+        if deflate is None or fragmentSize or sync or kwargs:
             return super().sendMessage(payload, isBinary, fragmentSize, sync, **kwargs)
         self.sendData(frame(payload, deflate.server_max_window_bits, isBinary))
 
@@ -194,6 +199,8 @@ class FanoutServer(Server):
     def __init__(self, application, **kwargs):
         super().__init__(application, **kwargs)
         check_internals()
+        if self.action_logger is not None:  # Daphne's command line: its access log
+            self.action_logger = AccessLog()
         self.hub = Hub(
             cap=settings.FANOUT_BUFFER_CAP_BYTES,
             close_after_s=settings.FANOUT_BEHIND_CLOSE_S,

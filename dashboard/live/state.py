@@ -183,6 +183,10 @@ class LiveState:
         self.snapshots = 0  # loads of the service's truth: each may follow a gap in events
         self.last_event_at: datetime | None = None
         self.last_week: dict[datetime, Counts] = {}  # the same weekday last week, stored
+        # Monitoring sessions open on live calls (call.monitor events), by call and session,
+        # and when each was first heard of (its running time starts there).
+        self.monitors: dict[str, dict[str, c.CallMonitor]] = {}
+        self.monitor_started: dict[str, datetime] = {}
         self._last_week_sum: tuple = (None, None)  # (slot, sum of the slots before it)
 
     # ---- Inputs ------------------------------------------------------------------------------
@@ -199,6 +203,8 @@ class LiveState:
                 self._left(before, min((after and after.since) or now, followed_until))
         self.agents = fresh
         self.calls = {x.call_id: x for x in calls}
+        for call_id in [k for k in self.monitors if k not in self.calls]:
+            self._drop_monitors(call_id)
         self.snapshots += 1
         self.origin.live_since = self.origin.live_since or now
         return Changes(full=True, kpis=True)
@@ -216,6 +222,8 @@ class LiveState:
             changes = self._call_updated(body)
         elif isinstance(body, c.CallEnded):
             changes = self._call_ended(body, event.emitted_at)
+        elif isinstance(body, c.CallMonitor):
+            changes = self._monitor(body, event.emitted_at)
         else:
             changes = self._queue(body, event.emitted_at)
         return changes
@@ -267,7 +275,36 @@ class LiveState:
         elif call is None or call.agent_id:
             self._count(at, handled=1, handle_s=ended.duration_s)
         agents = self._agent_ids(call) if call else set()
+        self._drop_monitors(ended.call_id)  # the service ends them too
         return Changes(removed_calls={ended.call_id}, agents=agents, kpis=True)
+
+    def _monitor(self, m: c.CallMonitor, at: datetime) -> Changes:
+        """A session on a live call: kept while dialing or connected, gone once ended."""
+        call = self.calls.get(m.call_id)
+        sessions = self.monitors.get(m.call_id, {})
+        if m.state == "ended" or call is None:
+            if sessions.pop(m.session_id, None) is None:
+                return Changes()
+            self.monitor_started.pop(m.session_id, None)
+            if not sessions:
+                self.monitors.pop(m.call_id, None)
+        else:
+            self.monitors.setdefault(m.call_id, {})[m.session_id] = m
+            self.monitor_started.setdefault(m.session_id, m.at or at)
+        if call is None:
+            return Changes()
+        return Changes(calls={m.call_id}, agents=self._agent_ids(call))
+
+    def _drop_monitors(self, call_id: str):
+        for session_id in self.monitors.pop(call_id, {}):
+            self.monitor_started.pop(session_id, None)
+
+    def monitors_of(self, call_id: str | None) -> list[c.CallMonitor]:
+        """The open sessions on a call, oldest first."""
+        sessions = self.monitors.get(call_id or "")
+        if not sessions:
+            return []
+        return sorted(sessions.values(), key=lambda m: self.monitor_started[m.session_id])
 
     def _queue(self, stats: c.QueueStats, at: datetime) -> Changes:
         self.queues[stats.queue_id] = Queue(

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 import httpx
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
@@ -27,19 +28,23 @@ from dashboard.alerts.watch import AlertWatch
 from dashboard.drilldown.journal import Journal
 from dashboard.drilldown.retention import run_retention
 from dashboard.drilldown.tiles import TilePublisher
+from dashboard.inbound.board import InboundBoard
+from dashboard.inbound.publish import board_changed
 from dashboard.live.feed import LiveFeed
 from dashboard.live.leader import only_when_leading
 from dashboard.live.state import LiveState
+from dashboard.main.backfill import Backfill
+from dashboard.quality.metrics import today_figures
 from dashboard.quality.models import Delivery
 from dashboard.quality.processing import run_processor
 from dashboard.quality.publish import publish_qa
 from dashboard.replay.recorder import Recorder as FloorRecorder
 from dashboard.replay.retention import run_purge
 from dashboard.reports.outbound import queue_rows
-from dashboard.reports.publish import campaigns_changed
+from dashboard.reports.publish import campaigns_changed, floor_changed
 from dashboard.reports.recorder import Recorder
 from dashboard.reports.refresher import Refresher
-from dashboard.shared import summaries
+from dashboard.shared import metrics, summaries
 from dashboard.shared.cache_keys import SNAPSHOT_KEY
 from dashboard.upstream.realtime import Bridge
 from dashboard.upstream.rest import from_settings
@@ -76,6 +81,7 @@ class Sinks:
             sink.event(event)
 
     def status(self, state, reason=""):
+        metrics.upstream_state(state)
         for sink in self.sinks:
             sink.status(state, reason)
 
@@ -93,6 +99,14 @@ def summaries_changed():
     """After each refresh of the service's summaries: the pages that show them."""
     campaigns_changed()
     publish_qa()
+
+
+async def history_filled(feed: LiveFeed):
+    """After a day was read from the service's history: the figures and pages that show
+    what it filled."""
+    feed.set_figures(await sync_to_async(today_figures)())
+    await sync_to_async(publish_qa)()
+    await sync_to_async(floor_changed)()
 
 
 def alert_figures() -> dict:
@@ -119,6 +133,7 @@ async def run_bridge(stop: asyncio.Event):
                 "service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S,
                 "appointments_today": None,  # unknown until the webhook records are read
                 "open_critical": None,
+                "filling_pct": None,  # while today is read from the service's history
             },
         )
         # Browsers ignore pushes not newer than theirs: go on from the last published version
@@ -132,18 +147,35 @@ async def run_bridge(stop: asyncio.Event):
         # The floor replay's recorder: after the feed, whose state it copies.
         recorders = [FloorRecorder(state)] if settings.REPLAY_RECORD else []
         replay = [work for r in recorders for work in (r.run(stop), run_purge(stop))]
-        sinks = Sinks(feed, journal, watch, *recorders)
-        bridge = Bridge(socket_url(settings.UPSTREAM_BASE_URL), rest.session, rest, sinks)
+        recorder = Recorder(state, list_calls=day_calls(rest))
+        backfill = Backfill(
+            rest,
+            state,
+            recorder,
+            on_progress=lambda pct: feed.set_figures({"filling_pct": pct}),
+            on_filled=lambda: history_filled(feed),  # a coroutine
+        )
+        sinks = Sinks(feed, journal, watch, *recorders, backfill)
+        board = InboundBoard(rest, state, on_board=board_changed, on_figures=feed.set_figures)
+        bridge = Bridge(
+            socket_url(settings.UPSTREAM_BASE_URL),
+            rest.session,
+            rest,
+            sinks,
+            on_notice=board.notice,
+        )
         await asyncio.gather(
             feed.run(stop),
             bridge.run(stop),
             Refresher(rest, feed, on_refreshed=summaries_changed).run(stop),
-            Recorder(state, list_calls=day_calls(rest)).run(stop),
+            recorder.run(stop),
+            backfill.run(stop),
             run_processor(stop, on_figures=feed.set_figures),
             journal.run(stop),
             run_retention(stop),
             watch.run(stop),
             notifier.run(stop),
+            board.run(stop),
             *replay,
         )
 

@@ -74,6 +74,7 @@ def today_figures() -> dict:
         "calls_completed_today": calls["n"],
         "qa_average_pct": round(qa["pct"], 1) if qa["pct"] is not None else None,
         "qa_pass_rate_pct": round(100 * qa["passed"] / qa["n"], 1) if qa["n"] else None,
+        "qa_scored_today": qa["n"],
         "qa_leaderboard": qa_leaderboard(since),
         "open_alerts": open_alerts,
     }

@@ -7,7 +7,7 @@ from dashboard.shared.figures import chart_panels, explain
 from dashboard.shared.templatetags.links import named
 from dashboard.shared.today import start_of_today
 
-from .metrics import qa_percent, qa_trend, service_totals
+from .metrics import qa_percent, qa_trend, service_totals, today_figures
 from .models import CoachingAlert, ComplianceResult, Scorecard
 from .templatetags.labels import agent_name
 
@@ -27,6 +27,7 @@ def qa_context() -> dict:
         "by_agent": scores_by("agent_id", lambda agent_id: agent_name(agent_id, names)),
         "by_template": scores_by("template_id", lambda t: named(t, service["template_names"])),
         "failures": failures_by_rule(),
+        "today": today_figures(),
     }
 
 

@@ -149,6 +149,11 @@ def apply(delivery: Delivery, organization: str):
             },
         )
     if isinstance(data, wh.AppointmentBooked):
+        # One appointment per booking: the one known from the call's outcome (the
+        # service's history) gives way to the service's own.
+        Appointment.objects.filter(
+            call_id=data.call_id or "", appointment_id__startswith="call:"
+        ).exclude(call_id="").delete()
         return Appointment.objects.update_or_create(
             appointment_id=data.appointment_id,
             defaults={

@@ -2,6 +2,7 @@
 
 from django.template.loader import render_to_string
 
+from dashboard.live.feed import live_calls
 from dashboard.live.groups import push_html
 from dashboard.live.names import agent_names
 
@@ -17,7 +18,8 @@ def publish_alert(alert, new=False):
     open counts follow in a push of their own (a row's <tr> and a <span> in one fragment
     would not parse as two elements)."""
     html = render_to_string(
-        "quality/_alert.html", {"alert": alert, "new": new, "names": agent_names()}
+        "quality/_alert.html",
+        {"alert": alert, "new": new, "names": agent_names(), "live_calls": live_calls()},
     )
     push_html(COACHING, html)
     counts = render_to_string("quality/_open_counts.html", {"counts": open_alert_counts()})

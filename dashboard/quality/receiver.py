@@ -10,6 +10,7 @@ from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
+from dashboard.shared import metrics
 from dashboard.upstream import contract as c
 from dashboard.upstream import webhooks as wh
 
@@ -21,6 +22,7 @@ MAX_BODY = 256 * 1024
 
 
 def answer(status: int, message: str) -> JsonResponse:
+    metrics.webhook_answered(status)
     return JsonResponse({"status": status, "message": message}, status=status)
 
 

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from dashboard.accounts.roles import MANAGER, SUPERVISOR, role_required
+from dashboard.live.feed import live_calls
 from dashboard.live.names import agent_names
 from dashboard.shared.export import wants_csv
 
@@ -53,6 +54,7 @@ def coaching(request):
         "quality/coaching.html",
         {
             "names": agent_names(),
+            "live_calls": live_calls(),
             "alerts": alerts.prefetch_related("actions__by")[:200],
             "chosen": chosen,
             "csv_query": urlencode({k: v for k, v in chosen.items() if v}),

@@ -1,13 +1,23 @@
 """The floor replay's page context: a moment asked for, its frame and the slider's days."""
 
+import logging
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.formats import date_format
 
-from . import reader
+from dashboard.upstream.errors import ContractError, UpstreamError
+
+from . import history, reader
+
+log = logging.getLogger("dashboard.replay")
+
+
+class BadMoment(ValueError):
+    """`?at=` has the shape of a moment that does not exist (month 99, offset +99:00)."""
 
 
 def asked(request, span) -> datetime | None:
@@ -16,11 +26,9 @@ def asked(request, span) -> datetime | None:
     if span is None:
         return None
     first, last = span
-    when = parse_datetime(request.GET.get("at", "") or "")
+    when = requested(request)
     if when is None:
         return last
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=ZoneInfo(settings.TIME_ZONE))
     return min(max(when, first), last)
 
 
@@ -65,7 +73,53 @@ def days_of(span) -> list[tuple[str, str]]:
 
 
 def day_span(when: datetime, span) -> tuple[datetime, datetime]:
-    """The slider's range: the recorded part of the day of `when`."""
+    """The slider's range: the day of `when` from its start (a moment before the recording
+    is rebuilt from the service's history) to the end of what was recorded of it."""
     tz = ZoneInfo(settings.TIME_ZONE)
     start = datetime.combine(when.astimezone(tz).date(), time.min, tz)
-    return max(start, span[0]), min(start + timedelta(days=1) - timedelta(seconds=1), span[1])
+    return start, min(start + timedelta(days=1) - timedelta(seconds=1), span[1])
+
+
+def requested(request) -> datetime | None:
+    """The moment in `?at=` as asked (not kept within the recording), or None; BadMoment
+    for one that does not exist."""
+    try:
+        when = parse_datetime(request.GET.get("at", "") or "")
+    except ValueError:
+        raise BadMoment("?at= is not a moment that exists: use YYYY-MM-DDTHH:MM:SS") from None
+    if when is not None and when.tzinfo is None:
+        when = when.replace(tzinfo=ZoneInfo(settings.TIME_ZONE))
+    return when
+
+
+def before_recording(when: datetime | None, span) -> bool:
+    """Whether `when` is a past moment the recording does not reach (the history may)."""
+    return when is not None and when <= timezone.now() and (span is None or when < span[0])
+
+
+async def history_frame(when: datetime) -> dict | None:
+    """A moment before the recording, rebuilt from the service's history (None: the
+    service could not give it; the recorded frames are shown instead)."""
+    try:
+        state = await history.floor_at(when)
+    except (UpstreamError, ContractError) as exc:
+        log.info("replay: the service's history could not be read: %s", exc)
+        return None
+    return {
+        "at": when.isoformat(),
+        "label": label(when),
+        "parts": history.parts(state),
+        "teams": sorted({a.team for a in state.agents.values() if a.team}),
+        "previous": None,
+        "next": None,
+        "note": history.NOTE,
+        "rebuilt": True,
+    }
+
+
+def history_span(when: datetime, span) -> tuple[datetime, datetime]:
+    """The slider's range for a rebuilt moment: from its day's start to the recording's
+    end (or now)."""
+    tz = ZoneInfo(settings.TIME_ZONE)
+    start = datetime.combine(when.astimezone(tz).date(), time.min, tz)
+    return start, span[1] if span else timezone.now()

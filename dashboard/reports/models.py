@@ -78,3 +78,16 @@ class HandledBooking(models.Model):
     note = models.TextField()
     by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
     at = models.DateTimeField(auto_now_add=True)
+
+
+class HistoryDay(models.Model):
+    """How far the service's history of one day has been read into the dashboard's records
+    (the backfill): the moment it reads up to (for today, where this dashboard's live view
+    of the day began), each agent's state at that moment (its time from then on is counted
+    live), and whether it is done. Written with what it filled, in one transaction."""
+
+    day = models.DateField(unique=True)
+    until = models.DateTimeField()
+    agents_since = models.JSONField(default=dict)  # agent id -> ISO since of its live state
+    done = models.BooleanField(default=False)
+    filled_at = models.DateTimeField(null=True)

@@ -44,6 +44,7 @@ class Recorder:
         self.compared_day = None  # the day whose last week the state holds
         self.restored = False
         self.failing: set[str] = set()
+        self.arrived: list[dict] = []  # slots another writer stored (the history), to take in
 
     async def run(self, stop: asyncio.Event):
         while True:  # one last pass after `stop`: what grew since the last one is written
@@ -87,6 +88,7 @@ class Recorder:
     async def fill_gaps(self):
         """After a reload of the service's truth: the calls it lists for today that no
         stored slot and no event counted."""
+        self.take_arrived()
         snapshots = self.state.snapshots
         if self.list_calls is None or not self.restored or snapshots == self.filled_after:
             return
@@ -108,7 +110,26 @@ class Recorder:
         self.state.set_last_week(stored)
         self.compared_day = day
 
+    def add_stored(self, stored: dict[datetime, Counts], last_week: bool = False):
+        """Counters another writer has already added to FloorSlot (the service's history):
+        taken into the state and counted as written on the next pass; `last_week`: the
+        comparison day was filled, so it is loaded again."""
+        self.arrived.append(stored)
+        if last_week:
+            self.compared_day = None
+
+    def take_arrived(self):
+        """What `add_stored` handed in, into the state: before the service's list is
+        compared with the state (`fill_gaps`) and before the state is copied (`record`)."""
+        now = datetime.now(UTC)
+        for stored in self.arrived:
+            self.state.restore(stored, now)
+            for start, counts in stored.items():
+                self.written[start] = self.written.get(start, Counts()).plus(counts)
+        self.arrived = []
+
     async def record(self) -> bool:
+        self.take_arrived()  # before the copy below, so none is written twice
         slots = {start: replace(counts) for start, counts in self.state.slots.items()}
         grown = {s: x.minus(self.written.get(s, Counts())) for s, x in slots.items()}
         grown = {s: g for s, g in grown.items() if g}

@@ -22,7 +22,7 @@ REGISTRY = {
     "SNAPSHOT_KEY": Entry("live", ("live",), ("live", "main")),
     "STATUS_KEY": Entry("live", ("live",), ("live",)),
     "NAMES_KEY": Entry("live", ("live",), ("live",)),  # others ask live.names.agent_names
-    "AGENT_TEAMS_KEY": Entry("live", ("live",), ("alerts",)),
+    "AGENT_TEAMS_KEY": Entry("live", ("live",), ("alerts", "interventions")),
     "TEAMS_KEY": Entry("live", ("live",), ("accounts", "live")),
     "TEAM_SETS_KEY": Entry("accounts", ("accounts",), ("live",)),
     "alerts_key": Entry("alerts", ("alerts",), ("live", "wallboard")),

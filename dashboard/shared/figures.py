@@ -21,6 +21,11 @@ CHARTS = "Intraday charts (live view)"
 OUTBOUND = "Outbound (campaigns)"
 QA = "QA"
 AGENT = "One agent's day (the agent's page)"
+INBOUND = "Inbound (queues and voicemail)"
+QUEUE_STATS = (
+    "`GET /inbound/queues/{id}/stats?since=` (00:00) every `INBOUND_POLL_S`; "
+    "`GET /inbound/queues` for the target and goal"
+)
 DAY_SOURCES = (
     "the 15-minute slots stored earlier today; calls the service lists (`GET /calls?since=`) "
     "that neither counted"
@@ -78,11 +83,13 @@ FIGURES = {
     "service_level": Figure(
         LIVE,
         "Service level",
-        "inbound calls answered within the threshold (`SERVICE_LEVEL_THRESHOLD_S`, default "
-        "20 s) ÷ inbound calls answered",
-        "today; per 15 minutes on the chart",
-        "`call.started` (inbound, with an agent) and `queue.stats`; the 15-minute slots "
-        "stored earlier today",
+        "where the service has inbound queues: each queue's own service level (Inbound), "
+        "weighted by the calls it was offered while open, Σ(level × offered) ÷ Σ offered; "
+        "otherwise inbound calls answered within the threshold (`SERVICE_LEVEL_THRESHOLD_S`, "
+        "default 20 s) ÷ inbound calls answered",
+        "today; per 15 minutes on the chart (the threshold's formula)",
+        f"{QUEUE_STATS} and `GET /schedules`; otherwise `call.started` (inbound, with an "
+        "agent) and `queue.stats`; the 15-minute slots stored earlier today",
     ),
     "completed": Figure(
         LIVE,
@@ -268,6 +275,57 @@ FIGURES = {
         "as on the QA page, over the agent's scorecards",
         "all received",
         "`qa_scored` webhooks",
+    ),
+    # ---- Inbound (dashboard/inbound/) ----------------------------------------------------
+    "queue_service_level": Figure(
+        INBOUND,
+        "Queue service level",
+        "calls answered within the queue's own target (`service_level_target_s`) ÷ (answered "
+        "+ abandoned − abandoned under 5 s), counting only what the counters grew while the "
+        "queue's schedule was open; green when it meets the queue's own goal "
+        "(`service_level_goal_pct`), red below it",
+        "today, open minutes only; per 15 minutes on the queue's page",
+        f"{QUEUE_STATS}: the growth between two reads goes to the 15-minute slot of the "
+        "later read, open or closed as `GET /schedules` `openNow` said then",
+    ),
+    "queue_calls": Figure(
+        INBOUND,
+        "Offered, answered, abandoned",
+        "the service's counts of calls that reached the queue, were answered, were abandoned; "
+        "abandons under 5 s (`abandoned_within_5s`) shown apart from the others",
+        "today",
+        QUEUE_STATS,
+    ),
+    "queue_wait": Figure(
+        INBOUND,
+        "Waiting, longest wait, average wait",
+        "callers waiting now and the longest of their waits; the service's average wait of "
+        "the calls answered",
+        "now (waiting, longest); today (average)",
+        "the latest `queue.stats` of the queue; `average_wait_s` and `longest_wait_s` of "
+        "`GET /inbound/queues/{id}/stats`",
+    ),
+    "ring_available": Figure(
+        INBOUND,
+        "Agents available (ring group)",
+        "agents of the queue's ring group (`ring_group.agent_ids`) whose status is available",
+        "now",
+        "`GET /inbound/queues`; `agent.status` events",
+    ),
+    "voicemail_waiting": Figure(
+        INBOUND,
+        "Voicemail waiting",
+        "messages not handled; the oldest one's age (now − `received_at`)",
+        "today's messages, now",
+        "`GET /voicemail-messages?since=` (00:00) every `INBOUND_POLL_S` and at once on "
+        "`voicemail.received` and `voicemail.transcribed`",
+    ),
+    "voicemail_handled": Figure(
+        INBOUND,
+        "Handled today, median time to handle",
+        "messages handled since 00:00; the median of `handled_at` − `received_at` over them",
+        "today",
+        "`GET /voicemail-messages?since=` (00:00)",
     ),
 }
 

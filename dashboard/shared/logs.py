@@ -1,4 +1,5 @@
-"""Logging filters: kiosk tokens kept out of every line, and expected refusals told calmly.
+"""Logging filters: kiosk tokens kept out of every line, and expected refusals told calmly;
+and the JSON form of a line, for log systems (`LOG_FORMAT=json`).
 
 Kiosk tokens:
 Django logs the path of each 4xx/5xx answer on `django.request` ("Not Found: /wallboard/
@@ -7,8 +8,10 @@ the hands of whoever reads the logs. Installed on the console handler and on
 `django.request` (whose records Django's own handlers may print before they reach ours).
 """
 
+import json
 import logging
 import re
+from datetime import UTC, datetime
 
 TOKEN_IN_PATH = re.compile(r"(/wallboard/)[^/\s?#\"'<>]+")
 
@@ -50,3 +53,37 @@ class CalmRefusals(logging.Filter):
         elif status == 503 and getattr(getattr(record, "request", None), "path", "") == "/readyz":
             record.levelno, record.levelname = logging.INFO, "INFO"
         return True
+
+
+# What every LogRecord has: the rest are the context fields a call passed (`extra=`).
+STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime"}
+SIMPLE = (str, int, float, bool, type(None))
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time (UTC, ISO 8601), level, logger, message, the record's
+    context fields (`status_code`; a request as its method and path), and the traceback.
+    Runs after the filters: the message and traceback come already redacted, and any other
+    text is redacted here."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        for key, value in vars(record).items():
+            if key in STANDARD or key.startswith("_"):
+                continue
+            if key == "request" and hasattr(value, "path"):
+                line["method"], line["path"] = getattr(value, "method", None), redact(value.path)
+            elif isinstance(value, SIMPLE):
+                line[key] = redact(value) if isinstance(value, str) else value
+        if record.exc_info and not record.exc_text:
+            record.exc_text = redact(self.formatException(record.exc_info))
+        if record.exc_text:
+            line["traceback"] = record.exc_text
+        if record.stack_info:
+            line["stack"] = record.stack_info
+        return json.dumps(line, ensure_ascii=False, default=str)

@@ -6,6 +6,7 @@ dashboard: the two talk over sockets only.
 
 import asyncio
 import hmac
+import inspect
 import io
 import json
 import logging
@@ -21,6 +22,8 @@ from urllib.parse import parse_qs
 
 import socketio
 
+from . import history, interventions
+from .inbound import Inbound
 from .model import ContactCentre, iso
 from .tenants import ORG_A, ORG_B, TokenStore, make_users
 from .webhooks import EVENTS, Deliveries
@@ -52,6 +55,8 @@ class Options:
     webhook_secret: str = ""
     faults: bool = False
     without: dict = field(default_factory=dict)  # outbound group -> 404 or 405
+    zone: str = "UTC"  # the organisation's zone: its days and busy hours
+    history_days: int = history.KEEP_DAYS  # days of past before the start (0: none)
 
 
 class Reply(Exception):
@@ -76,6 +81,15 @@ class Simulator:
             ORG_A: ContactCentre(ORG_A, options.seed, options.agents, start),
             ORG_B: ContactCentre(ORG_B, options.seed, 12, start),
         }
+        self.inbound = {
+            org: Inbound(f"{options.seed}:{org}", centre.queues, centre.agents, start)
+            for org, centre in self.centres.items()
+        }
+        for centre in self.centres.values():  # the past, today's made now (in bulk)
+            centre.past = history.History(
+                centre, options.seed, options.zone, start, options.history_days
+            )
+            centre.past.day(centre.past.start_day)
         self.seq = {ORG_A: 0, ORG_B: 0}
         self.deliveries = Deliveries()
         if options.webhook_url and options.webhook_secret:
@@ -103,6 +117,7 @@ class Simulator:
         self.emitted = 0
         self.lags: list[float] = []
         self.rate_window: list[float] = []
+        self.floor = interventions.FloorControl(self)
 
     # ---- Events ---------------------------------------------------------------------------
     async def send(self, org: str, kind: str, payload: dict, room_org: str | None = None):
@@ -121,6 +136,8 @@ class Simulator:
         if kind == "agent.status" and isinstance(agent_id, str):
             await self.sio.emit(kind, data, room=f"agent:{agent_id}")
         self.emitted += 1
+        if kind == "call.ended":
+            await self.floor.call_ended(payload["call_id"])
 
     async def deliver(self, org: str, records):
         centre = self.centres[org]
@@ -145,6 +162,7 @@ class Simulator:
                 if org == ORG_A and self.o.events_per_second:
                     continue
                 events, records = centre.step(STEP_S * self.o.speed)
+                events += self.inbound[org].step(centre.now, STEP_S * self.o.speed, events)
                 for kind, payload in events:
                     await self.send(org, kind, payload)
                 await self.deliver(org, records)
@@ -340,8 +358,11 @@ class Simulator:
             raise error(404, "not_found", f"No route for {method} /api{path}")
         handler, args = found
         centre = self.centres[user.organization_id]
-        request = Request(user.organization_id, centre, query, body, headers.get("host", ""))
-        return handler(self, request, *args)
+        request = Request(
+            user.organization_id, centre, query, body, headers.get("host", ""), user.role
+        )
+        answer = handler(self, request, *args)
+        return await answer if inspect.isawaitable(answer) else answer
 
     def rest_agents(self, r):
         return 200, [a.rest() for a in r.centre.agents.values()], {}
@@ -349,31 +370,42 @@ class Simulator:
     def rest_calls(self, r):
         """`status=active` (or nothing): the live calls; `since` and/or `agent_id`: history."""
         since, agent_id = r.query.get("since"), r.query.get("agent_id")
+        if history.is_paged(r.query) and r.query.get("status") != "active" and not agent_id:
+            return self.paged(history.paged_calls, r)
         if r.query.get("status") == "active" or not (since or agent_id):
             return 200, envelope([call.rest() for call in r.centre.calls.values()]), {}
-        rows = r.centre.call_history(since or "", agent_id)
-        return 200, envelope([call.rest() for call in rows]), {}
+        try:  # the past too: the newest 200 of every call the service holds
+            since_ts = history.parse_time(since)
+        except ValueError:
+            raise error(400, "invalid_request", "since must be an ISO 8601 time") from None
+        now = max(time.time(), r.centre.now) + 1
+        since_ts = max(since_ts or now - 86400, now - (history.KEEP_DAYS + 1) * 86400)
+        rows = r.centre.past.calls(since_ts, now, agent_id)
+        return 200, envelope(rows[::-1][:200]), {}
 
     def rest_call(self, r, call_id):
         call = r.centre.history.get(call_id)
-        if call is None:
+        row = call.rest() if call else r.centre.past.find(call_id)
+        if row is None:
             raise error(404, "not_found", "No such call")
-        return 200, call.rest(), {}
+        return 200, row, {}
 
     def rest_recordings(self, r):
         """An ended call's recording, at an address signed for MEDIA_TTL_S."""
         self.recordings["asked"] += 1
-        call = r.centre.history.get(r.query.get("call_id", ""))
-        if call is None or not call.recording_id:
+        call_id = r.query.get("call_id", "")
+        call = r.centre.history.get(call_id)
+        found = call.rest() if call else r.centre.past.find(call_id)  # live, or the past's
+        if found is None or not found["recording_id"]:
             return 200, {"data": []}, {}
         expires = int(time.time()) + MEDIA_TTL_S
-        rid = call.recording_id
+        rid = found["recording_id"]
         signed = f"expires={expires}&sig={self.sign(rid, expires)}"
         url = f"http://{r.host}{MEDIA_PATH}{rid}.wav?{signed}"
         row = {
             "id": rid,
-            "call_id": call.id,
-            "duration_s": call.duration,
+            "call_id": call_id,
+            "duration_s": found["duration_s"],
             "url": url,
             "expires_at": iso(expires),
         }
@@ -404,16 +436,32 @@ class Simulator:
         return 200, campaign.rest(), {}
 
     def rest_scorecards(self, r):
+        if history.is_paged(r.query):
+            return self.paged(history.paged_records, r, "scorecards")
         return 200, envelope(r.since(r.centre.scorecards, "scored_at")), {}
 
     def rest_templates(self, r):
         return 200, envelope(r.centre.templates), {}
 
     def rest_checks(self, r):
+        if history.is_paged(r.query):
+            return self.paged(history.paged_records, r, "checks")
         return 200, envelope(r.since(r.centre.checks, "checked_at")), {}
 
     def rest_alerts(self, r):
+        if history.is_paged(r.query):
+            return self.paged(history.paged_records, r, "alerts")
         return 200, envelope(r.since(r.centre.alerts, "created_at")), {}
+
+    def rest_status_history(self, r):
+        return self.paged(history.paged_states, r)
+
+    def paged(self, read, r, *args):
+        """A page of the history (contract 6.3); a bad parameter is a 400 with a sentence."""
+        try:
+            return 200, read(r.centre.past, *args, r.query, max(time.time(), r.centre.now)), {}
+        except ValueError as exc:
+            raise error(400, "invalid_request", str(exc)) from None
 
     def rest_ai(self, r):
         return 200, {"enabled": True, "capabilities": ["dialer", "booking", "qa"]}, {}
@@ -501,6 +549,36 @@ class Simulator:
             state = "running" if action == "start" else "stopped"
             raise error(409, "invalid_state", f"Campaign is already {state}")
         return 200, campaign.rest(), {}
+
+    # ---- The inbound side (contract 6.2, inbound.py) --------------------------------------
+    def rest_inbound_queues(self, r):
+        return 200, envelope([x.rest() for x in self.inbound[r.org].lines.values()]), {}
+
+    def rest_inbound_stats(self, r, queue_id):
+        inbound = self.inbound[r.org]
+        line = inbound.line(queue_id)
+        if line is None:
+            raise error(404, "not_found", "No such queue")
+        return 200, line.stats(inbound.since(r.query.get("since", "")), r.centre.now), {}
+
+    def rest_schedules(self, r):
+        inbound = self.inbound[r.org]
+        return 200, [s.rest(r.centre.now) for s in inbound.schedules.values()], {}
+
+    def rest_voicemail(self, r):
+        rows = self.inbound[r.org].messages(r.query.get("since", ""), r.query.get("status", ""))
+        return 200, envelope(rows), {}
+
+    def rest_voicemail_handled(self, r, message_id):
+        if r.role == "agent":
+            raise error(403, "forbidden", "This role cannot handle voicemail")
+        by = parse_json(r.body).get("handled_by")
+        if not isinstance(by, str) or not by.strip():
+            raise error(422, "invalid_request", "handled_by is required")
+        answer = self.inbound[r.org].handle(message_id, by.strip()[:120])
+        if answer is None:
+            raise error(404, "not_found", "No such voicemail message")
+        return answer[0], answer[1], {}
 
     # ------------------------------------------------------------------------------------
     def hook(self, org, hook_id):
@@ -616,6 +694,75 @@ class Simulator:
             raise error(400, "bad_request", "load mode only; events_per_second > 0 needed")
         self.o.events_per_second = float(rate)
 
+    async def control_inbound(self, data):
+        """Organisation A's inbound truth: each queue's plan, state and day, the schedules
+        and every voicemail message."""
+        return self.inbound[ORG_A].truth()
+
+    async def control_inbound_reset(self, data):
+        """Forget today's inbound calls and messages; `hold` (default true) stops the
+        model's own callers, abandons and messages, so a test's figures are exact."""
+        inbound = self.inbound[ORG_A]
+        inbound.reset(bool(data.get("hold", True)))
+        for line in inbound.lines.values():
+            await self.send(ORG_A, *inbound.stats_event(line))
+
+    async def control_inbound_calls(self, data):
+        """Calls that reached a queue now: `calls` [{"wait_s", "outcome": answered|abandoned}]."""
+        inbound = self.inbound[ORG_A]
+        line, calls = inbound.line(data.get("queue")), data.get("calls")
+        good = isinstance(calls, list) and all(
+            isinstance(x, dict)
+            and x.get("outcome") in ("answered", "abandoned")
+            and type(x.get("wait_s")) in (int, float)
+            and x["wait_s"] >= 0
+            for x in calls
+        )
+        if line is None or not good:
+            raise error(400, "bad_request", "queue (id or name) and calls [{wait_s, outcome}]")
+        inbound.add_calls(line, calls)
+        await self.send(ORG_A, *inbound.stats_event(line))
+        return {"queue_id": line.queue.id, "today": line.stats(inbound.start_of_day(), inbound.now)}
+
+    async def control_inbound_schedule(self, data):
+        """Hold a schedule open (`open`: true) or closed (false), or back to its hours (null);
+        `holiday`: today's holiday's name (closed all day) or null."""
+        inbound = self.inbound[ORG_A]
+        schedule = inbound.schedule(data.get("schedule"))
+        wanted = data.get("open")
+        if schedule is None or wanted not in (True, False, None):
+            raise error(400, "bad_request", "schedule (id or name) and open true, false or null")
+        schedule.forced, schedule.holiday = wanted, data.get("holiday") or None
+        for line in inbound.lines.values():  # its queues report themselves
+            if line.schedule is schedule:
+                await self.send(ORG_A, *inbound.stats_event(line))
+        return schedule.rest(inbound.now)
+
+    async def control_voicemail(self, data):
+        """A caller leaves a message on `queue` now (its transcript follows a few seconds
+        later); optional caller_name, phone, duration_s, transcript, age_s."""
+        inbound = self.inbound[ORG_A]
+        line = inbound.line(data.get("queue"))
+        if line is None:
+            raise error(400, "bad_request", "queue (id or name) needed")
+        given = {
+            k: data[k]
+            for k in ("caller_name", "phone", "duration_s", "transcript", "age_s")
+            if k in data
+        }
+        kind, payload = inbound.leave_message(line, 0, **given)
+        await self.send(ORG_A, kind, payload)
+        return payload
+
+    async def control_day_figures(self, data):
+        """Organisation A's day up to `at` (default now) from its own history: the truth a
+        test compares the dashboard's day figures and agents' days with."""
+        try:
+            at = history.parse_time(data.get("at")) or time.time()
+        except ValueError:
+            raise error(400, "bad_request", "at must be an ISO 8601 time with a zone") from None
+        return history.day_figures(self.centres[ORG_A].past, at)
+
     async def control_pause(self, data):
         self.paused = True
 
@@ -632,6 +779,7 @@ class Request:
     query: dict
     body: bytes
     host: str  # as the client addressed us: where the media addresses point
+    role: str = ""
 
     def since(self, rows, stamp):
         """The rows at or after the `since` query parameter (all without one)."""
@@ -642,6 +790,7 @@ class Request:
 # (method, path): handler; a "*" segment matches any one and is passed to the handler.
 API = {
     ("GET", "agent-status"): Simulator.rest_agents,
+    ("GET", "agent-status/history"): Simulator.rest_status_history,
     ("GET", "calls"): Simulator.rest_calls,
     ("GET", "calls/*"): Simulator.rest_call,
     ("GET", "recordings"): Simulator.rest_recordings,
@@ -664,6 +813,13 @@ API = {
     ("GET", "ai-dialer"): Simulator.rest_ai_dialer,
     ("POST", "campaigns/*/start"): Simulator.rest_start_campaign,
     ("POST", "campaigns/*/stop"): Simulator.rest_stop_campaign,
+    **interventions.API,
+    # The inbound side (contract 6.2)
+    ("GET", "inbound/queues"): Simulator.rest_inbound_queues,
+    ("GET", "inbound/queues/*/stats"): Simulator.rest_inbound_stats,
+    ("GET", "schedules"): Simulator.rest_schedules,
+    ("GET", "voicemail-messages"): Simulator.rest_voicemail,
+    ("POST", "voicemail-messages/*/handled"): Simulator.rest_voicemail_handled,
 }
 OUTBOUND_GROUPS = ("dialer-queue", "callbacks", "pending-bookings", "ai-dialer", "campaign-control")
 
@@ -678,11 +834,14 @@ def outbound_group(parts: list[str]) -> str | None:
 CONTROLS = {
     ("GET", "stats"): Simulator.control_stats,
     ("GET", "agents"): Simulator.control_agents,
+    ("GET", "inbound"): Simulator.control_inbound,
     **{
         ("POST", name.removeprefix("control_").replace("_", "-")): handler
         for name, handler in vars(Simulator).items()
-        if name.startswith("control_") and name not in ("control_stats", "control_agents")
+        if name.startswith("control_")
+        and name not in ("control_stats", "control_agents", "control_inbound")
     },
+    **interventions.CONTROLS,
 }
 
 

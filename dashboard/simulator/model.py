@@ -85,6 +85,7 @@ CONNECTED_OUTCOMES = [
 ]
 UNCONNECTED_OUTCOMES = [("no_answer", 55), ("voicemail", 30), ("busy", 15)]
 ALERT_KINDS = ["long_hold", "script_deviation", "negative_sentiment", "compliance_miss"]
+STATUS_LOG = 1_000_000  # states left, kept for GET /agent-status/history, oldest dropped first
 HISTORY = 20_000  # calls kept for GET /calls/{id} and the call history, oldest dropped first
 
 
@@ -101,6 +102,9 @@ class Agent:
     since: float
     call_id: str | None = None
     until: float = 0.0  # simulated time of the next own move
+    pending_status: str | None = None  # asked by a supervisor during a call (contract 6.1)
+    pending_by: str | None = None
+    changed_by: str | None = None  # who set the current state (None: the agent)
 
     def rest(self):
         return {
@@ -110,6 +114,8 @@ class Agent:
             "status": self.status,
             "statusSince": iso(self.since),
             "callId": self.call_id,
+            "pendingStatus": self.pending_status,
+            "changedBy": self.changed_by,
         }
 
     def event(self):
@@ -122,6 +128,8 @@ class Agent:
                 "status": self.status,
                 "since": iso(self.since),
                 "call_id": self.call_id,
+                "pending_status": self.pending_status,
+                "changed_by": self.changed_by,
             },
         )
 
@@ -203,6 +211,9 @@ class Queue:
     name: str
     waiting: list = field(default_factory=list)  # arrival times
     held: bool = False  # loaded by the control API: the model neither adds nor answers callers
+    closed: bool = False  # its schedule is closed: callers go to voicemail (inbound.py)
+    arrivals: int = 0  # callers the model put in the queue, ever
+    answered: list = field(default_factory=list)  # waits of answered callers, not yet counted
 
     def event(self, now, agents_available):
         longest = int(now - self.waiting[0]) if self.waiting else 0
@@ -259,6 +270,8 @@ class ContactCentre:
         self.alerts: list[dict] = []
         self.appointments: list[dict] = []
         self.pending: list[tuple[float, str, dict]] = []  # (due, webhook event, data)
+        # States the agents left since the start: (since, until, agent id, status, call id)
+        self.status_log: list[tuple] = []
         self.outbound = Outbound(f"{seed}:{org_id}", self.campaigns, self.agents, start)
 
     def uid(self) -> str:
@@ -288,6 +301,15 @@ class ContactCentre:
         return events, records
 
     def set_status(self, agent: Agent, status: str, call_id=None):
+        if self.now > agent.since:
+            self.status_log.append((agent.since, self.now, agent.id, agent.status, agent.call_id))
+            if len(self.status_log) > STATUS_LOG:
+                del self.status_log[: STATUS_LOG // 10]
+        agent.changed_by = None
+        if status == "available" and agent.pending_status:  # asked during the call: now
+            status, agent.changed_by = agent.pending_status, agent.pending_by
+            agent.pending_status = agent.pending_by = None
+            agent.until = self.now + 3600
         agent.status, agent.since, agent.call_id = status, self.now, call_id
         return agent.event()
 
@@ -457,17 +479,6 @@ class ContactCentre:
         while len(self.history) > HISTORY:
             self.history.popitem(last=False)
 
-    def call_history(self, since: str = "", agent_id: str | None = None) -> list[Call]:
-        """Calls started at or after `since` (one agent's, or all), newest first, at most 200."""
-        found = []
-        for call in reversed(self.history.values()):
-            if since and iso(call.started) < since:
-                continue
-            if agent_id is None or call.agent_id == agent_id:
-                found.append(call)
-        found.sort(key=lambda call: call.started, reverse=True)
-        return found[:200]
-
     def alert_data(self, call: Call | None = None):
         r = self.rng
         agent_id = call.agent_id if call else r.choice(list(self.agents))
@@ -507,14 +518,15 @@ class ContactCentre:
     def _inbound(self, dt):
         events, free = [], [a for a in self.agents.values() if a.status == "available"]
         for queue in self.queues.values():
-            if queue.held:
+            if queue.held or queue.closed:
                 continue
             changed = False
             if self.rng.random() < dt * 0.12:
                 queue.waiting.append(self.now)
+                queue.arrivals += 1
                 changed = True
             if queue.waiting and free:
-                queue.waiting.pop(0)
+                queue.answered.append(self.now - queue.waiting.pop(0))
                 events += self._start_call(free.pop(), None, "inbound")
                 changed = True
             if changed:

@@ -13,9 +13,25 @@ from .processes import wait_until
 SECRET = "alert-webhook-secret"
 
 
-def alert_env(receiver, secret=SECRET) -> dict:
-    """What a dashboard needs to post its alerts to `receiver`."""
-    return {"ALERT_WEBHOOK_URL": receiver.url, "ALERT_WEBHOOK_SECRET": secret}
+def alert_env(receiver, secret=SECRET, min_interval_s=1) -> dict:
+    """What a dashboard needs to post its alerts to `receiver` (at most one POST each
+    `min_interval_s`: a test that is not about the pace need not wait 10 s for each)."""
+    return {
+        "ALERT_WEBHOOK_URL": receiver.url,
+        "ALERT_WEBHOOK_SECRET": secret,
+        "ALERT_WEBHOOK_MIN_INTERVAL_S": str(min_interval_s),
+    }
+
+
+def calm(sim):
+    """Stop the simulated floor's own moves (the `pause` control) and free every busy agent,
+    so only the test moves agents (by the `agent-status` control) and nothing else crosses a
+    limit. The agents, as they are then."""
+    sim.control("pause")
+    for agent in sim.agents():
+        if agent["status"] not in ("available", "offline"):
+            sim.control("agent-status", agent_id=agent["agentId"], status="available")
+    return sim.agents()
 
 
 class Rules:
@@ -42,7 +58,18 @@ class Rules:
             self.post(f"/alerts/rules/{rule_id}/delete/", {})
 
     def add(
-        self, name, metric, *, scope="all", scope_value="", warn="", alarm="", hold_s=1, clear_s=1
+        self,
+        name,
+        metric,
+        *,
+        scope="all",
+        scope_value="",
+        warn="",
+        alarm="",
+        hold_s=1,
+        clear_s=1,
+        alarm_agents="",
+        alarm_share_pct="",
     ):
         before = set(self.ids())
         r = self.post(
@@ -56,6 +83,8 @@ class Rules:
                 "alarm": alarm,
                 "hold_s": hold_s,
                 "clear_s": clear_s,
+                "alarm_agents": alarm_agents,
+                "alarm_share_pct": alarm_share_pct,
                 "enabled": "on",
             },
         )
@@ -71,12 +100,13 @@ class Rules:
 
 @dataclass
 class Posted:
-    """One POST the chat webhook made."""
+    """One transition the chat webhook posted: a POST of its own, or one of a digest's."""
 
     received_at: float  # time.time()
     headers: dict
-    body: bytes
-    payload: dict
+    body: bytes  # the whole POST's
+    payload: dict  # this transition's
+    post: int = 0  # which POST the receiver got it in (0 the first)
 
     def verifies(self, secret=SECRET) -> bool:
         """The receiving side's check (docs/alerts.md)."""
@@ -100,11 +130,25 @@ class Posted:
 
 
 def posted(receiver, rule: str | None = None) -> list[Posted]:
+    """Every transition posted, a digest's each on its own, in the order received."""
     out = []
-    for at, (headers, body) in zip(receiver.received_at, receiver.received, strict=False):
-        payload = json.loads(body)
-        if rule is None or payload["rule"] == rule:
-            out.append(Posted(at, headers, body, payload))
+    posts = zip(receiver.received_at, receiver.received, strict=False)
+    for n, (at, (headers, body)) in enumerate(posts):
+        whole = json.loads(body)
+        for payload in whole["alerts"] if whole["transition"] == "digest" else [whole]:
+            if rule is None or payload["rule"] == rule:
+                out.append(Posted(at, headers, body, payload, n))
+    return out
+
+
+def first_posts(receiver, rule: str | None = None) -> list[Posted]:
+    """`posted`, each transition once: a POST retried carries the same ones again."""
+    seen, out = set(), []
+    for p in posted(receiver, rule):
+        key = (p.payload["id"], p.payload["transition"])
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
     return out
 
 

@@ -7,7 +7,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 class Receiver:
     def __init__(self, statuses=()):
-        self.statuses = list(statuses)  # answers to give, in order; then 200
+        # Answers to give, in order, each a status or (status, {header: value}); then 200.
+        self.statuses = list(statuses)
         self.received: list[tuple[dict, bytes]] = []
         self.received_at: list[float] = []  # time.time() of each, as it was read
         receiver = self
@@ -17,8 +18,11 @@ class Receiver:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 receiver.received_at.append(time.time())
                 receiver.received.append(({k.lower(): v for k, v in self.headers.items()}, body))
-                status = receiver.statuses.pop(0) if receiver.statuses else 200
+                answer = receiver.statuses.pop(0) if receiver.statuses else 200
+                status, headers = answer if isinstance(answer, tuple) else (answer, {})
                 self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
                 self.end_headers()
 
             def log_message(self, *args):

@@ -8,6 +8,7 @@ from django.urls import URLResolver, get_resolver
 
 from config.asgi import application  # noqa: F401  (loads the websocket routing)
 from dashboard.accounts.roles import MANAGER
+from dashboard.alerts.routing import websocket_urlpatterns as alerts_sockets
 from dashboard.drilldown.routing import websocket_urlpatterns as drilldown_sockets
 from dashboard.live.routing import websocket_urlpatterns as live_sockets
 from dashboard.quality.routing import websocket_urlpatterns as quality_sockets
@@ -28,12 +29,13 @@ SAMPLES = {  # a value for each path parameter the URL conf uses
     "call_id": "call-1",
 }
 # Pages anyone may reach (the webhook receiver authenticates by signature, a wallboard by
-# the kiosk token in its path, the rest are sign-in and health), and account pages any
-# signed-in person may use.
+# the kiosk token in its path, /metrics by its bearer token, the rest are sign-in and
+# health), and account pages any signed-in person may use.
 KIOSK = "/wallboard/not-a-kiosk-token/"
 PUBLIC = {
     "/healthz",
     "/readyz",
+    "/metrics",
     "/accounts/login/",
     "/accounts/logout/",
     "/webhooks/service/",
@@ -98,5 +100,9 @@ def sockets() -> list[tuple[str, str]]:
     """(path, least role) of every signed-in websocket (a wallboard's: tests/wallboard)."""
     return [
         (concrete(str(p.pattern)), p.callback.consumer_class.minimum_role)
-        for p in live_sockets + quality_sockets + reports_sockets + drilldown_sockets
+        for p in live_sockets
+        + quality_sockets
+        + reports_sockets
+        + drilldown_sockets
+        + alerts_sockets
     ]

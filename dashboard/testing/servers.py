@@ -132,11 +132,13 @@ def start_bridge(env: dict) -> Process:
     return Process([*MANAGE, "bridge"], env=env)
 
 
-def start_worker(env: dict, port: int) -> Process:
+def start_worker(env: dict, port: int, *options: str) -> Process:
     """A production web worker (docs/deploy.md): our Daphne server serving config.asgi, no
-    bridge inside."""
+    bridge inside; `options` are Daphne's (`--proxy-headers`)."""
     web = [sys.executable, "-m", "dashboard.live.web"]
-    return Process([*web, "-b", "127.0.0.1", "-p", port, "config.asgi:application"], env=env)
+    return Process(
+        [*web, "-b", "127.0.0.1", "-p", port, *options, "config.asgi:application"], env=env
+    )
 
 
 def start_topology(sim, redis_url, database_url, ports, bridges=2, **settings) -> dict:

@@ -40,11 +40,24 @@ class StateSink:
     def status(self, state, reason=""):
         self.statuses.append((state, reason))
 
+    def notice(self, event):
+        """A voicemail event: the bridge hands it to `on_notice`, not to the live state."""
+        self.seqs.append(event.seq)
+
 
 def bridge_for(sim, client, sink, **session_options):
     session = session_for(sim, client, **session_options)
     rest = RestClient(sim.base_url, session, client, max_backoff=0.5)
-    return Bridge(sim.auth_url, session, rest, sink, max_backoff=0.5, config_backoff=1.0), rest
+    bridge = Bridge(
+        sim.auth_url,
+        session,
+        rest,
+        sink,
+        max_backoff=0.5,
+        config_backoff=1.0,
+        on_notice=getattr(sink, "notice", None),
+    )
+    return bridge, rest
 
 
 def truth(sim):

@@ -20,7 +20,17 @@ WEBHOOK_EVENTS = (
     "compliance_checked",
     "coaching_alert",
 )
-REALTIME_EVENTS = ("agent.status", "call.started", "call.updated", "call.ended", "queue.stats")
+REALTIME_EVENTS = (
+    "agent.status",
+    "call.started",
+    "call.updated",
+    "call.ended",
+    "queue.stats",
+    "call.monitor",
+)
+# Events of the inbound side (contract 6.2): numbered in the same sequence, so the bridge
+# follows them for their seq; what they say is read again over REST (upstream/inbound.py).
+NOTICE_EVENTS = ("voicemail.received", "voicemail.transcribed")
 CALL_LIST_CAP = 200  # GET /calls?since= answers the newest calls, at most this many (contract 5)
 
 
@@ -55,6 +65,9 @@ class Agent:
     status: str
     since: datetime | None
     call_id: str | None
+    # contract 6.1: a pause asked during a call, and who set the state (None: the agent)
+    pending_status: str | None = None
+    changed_by: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +171,8 @@ def parse_agent_rest(d) -> Agent:  # GET /agent-status rows: camelCase
         status=agent_status_value(d.get("status")),
         since=timestamp(d, "statusSince", optional=True),
         call_id=string(d, "callId", optional=True),
+        pending_status=settable_status(d.get("pendingStatus")),
+        changed_by=text(d, "changedBy", limit=NAME_LIMIT) or None,
     )
 
 
@@ -456,6 +471,82 @@ def ai_dialer_from(body) -> list[AiDialerCampaign]:
     return _each(rows, parse_ai_dialer_campaign)
 
 
+# ---- Interventions (contract 6.1) ---------------------------------------------------------
+MONITOR_MODES = ("listen", "whisper", "barge")
+MONITOR_STATES = ("dialing", "connected", "ended")
+SETTABLE_STATUSES = ("available", "paused", "offline")
+
+
+def settable_status(value) -> str | None:
+    """A state a supervisor may set (a pending one), or None for anything else."""
+    return value if value in SETTABLE_STATUSES else None
+
+
+@dataclass(frozen=True, slots=True)
+class CallMonitor:
+    """One monitoring session as the service last told it (a `call.monitor` event)."""
+
+    call_id: str
+    session_id: str
+    supervisor_id: str
+    supervisor_name: str
+    mode: str  # one of MONITOR_MODES, or "unknown"
+    state: str  # one of MONITOR_STATES; anything else reads as "ended"
+    at: datetime | None
+
+
+def _id_text(value) -> str:
+    """An id the dashboard gave (a user's), as text; "" when it is not one."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value if isinstance(value, str) and len(value) <= 200 else ""
+
+
+def parse_monitor(d) -> CallMonitor:
+    d = obj(d, "call.monitor")
+    mode, state = d.get("mode"), d.get("state")
+    return CallMonitor(
+        call_id=string(d, "call_id"),
+        session_id=string(d, "session_id"),
+        supervisor_id=_id_text(d.get("supervisor_id")),
+        supervisor_name=text(d, "supervisor_name", limit=NAME_LIMIT) or "A supervisor",
+        mode=mode if mode in MONITOR_MODES else "unknown",
+        state=state if state in MONITOR_STATES else "ended",
+        at=_moment(d, "at"),
+    )
+
+
+def _moment(d: dict, key: str) -> datetime | None:
+    """An optional time; a wrong one is None (the event's own time stands in)."""
+    try:
+        return timestamp(d, key, optional=True)
+    except ContractError:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class MonitorSession:
+    """The answer to starting or switching a session (what was asked, as accepted)."""
+
+    session_id: str
+    call_id: str
+    mode: str
+    state: str
+    started_at: datetime | None
+
+
+def parse_session(d) -> MonitorSession:
+    d = obj(d, "monitoring session")
+    mode, state = d.get("mode"), d.get("state")
+    return MonitorSession(
+        session_id=string(d, "session_id"),
+        call_id=string(d, "call_id"),
+        mode=mode if mode in MONITOR_MODES else "unknown",
+        state=state if state in MONITOR_STATES else "dialing",
+        started_at=_moment(d, "started_at"),
+    )
+
+
 # ---- Realtime events ----------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class AgentChanged:
@@ -492,12 +583,19 @@ class QueueStats:
 
 
 @dataclass(frozen=True, slots=True)
+class Notice:
+    """An event the live state does not apply (NOTICE_EVENTS): its kind only."""
+
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
 class Event:
     kind: str
     organization_id: str
     seq: int
     emitted_at: datetime
-    body: AgentChanged | CallStarted | CallUpdated | CallEnded | QueueStats
+    body: AgentChanged | CallStarted | CallUpdated | CallEnded | QueueStats | CallMonitor | Notice
 
 
 def _event_body(kind: str, d: dict):
@@ -510,6 +608,8 @@ def _event_body(kind: str, d: dict):
                 status=agent_status_value(d.get("status")),
                 since=timestamp(d, "since", optional=True),
                 call_id=string(d, "call_id", optional=True),
+                pending_status=settable_status(d.get("pending_status")),
+                changed_by=text(d, "changed_by", limit=NAME_LIMIT) or None,
             )
         )
     if kind == "call.started":
@@ -545,6 +645,10 @@ def _event_body(kind: str, d: dict):
             longest_wait_s=max(0, integer(d, "longest_wait_s", default=0)),
             agents_available=max(0, integer(d, "agents_available", default=0)),
         )
+    if kind == "call.monitor":
+        return parse_monitor(d)
+    if kind in NOTICE_EVENTS:
+        return Notice(kind)
     raise ContractError(f"unknown event {kind!r}")
 
 

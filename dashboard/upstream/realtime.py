@@ -15,6 +15,7 @@ from typing import Protocol
 
 import socketio
 
+from dashboard.shared import metrics
 from dashboard.shared.aio import pause
 
 from . import contract as c
@@ -73,11 +74,13 @@ class Bridge:
         *,
         max_backoff: float = RECONNECT_CAP_S,
         config_backoff: float = 60.0,
+        on_notice=None,
     ):
         self.url = url
         self.session = session
         self.rest = rest
         self.sink = sink
+        self.on_notice = on_notice  # called with each NOTICE_EVENTS event, not the sink
         self.max_backoff = max_backoff
         self.config_backoff = config_backoff
         self.joined = False
@@ -138,7 +141,7 @@ class Bridge:
         client = socketio.AsyncClient(reconnection=False)
         ended = self._ended = asyncio.Event()
         client.on("disconnect", lambda *args: ended.set())
-        for kind in c.REALTIME_EVENTS:
+        for kind in (*c.REALTIME_EVENTS, *c.NOTICE_EVENTS):
             client.on(kind, self._handler(kind))
         self.sink.status("connecting", "")
         refusals = []
@@ -162,6 +165,7 @@ class Bridge:
                     f"the service refused the realtime connection: {said}"
                 ) from None
             self.counters["connects"] += 1
+            metrics.UPSTREAM_CONNECTS.inc()
             org = self.session.organization_id
             ack = await client.call("join", {"room": f"org:{org}"}, timeout=10)
             if not (isinstance(ack, dict) and ack.get("ok")):
@@ -200,6 +204,7 @@ class Bridge:
         return handle
 
     def receive(self, kind: str, data) -> None:
+        metrics.EVENTS_RECEIVED.labels(kind).inc()
         try:
             event = c.parse_event(kind, data)
         except ContractError as exc:
@@ -227,6 +232,11 @@ class Bridge:
     def _apply(self, event: c.Event):
         self.last_seq = event.seq
         self.counters["events"] += 1
+        metrics.event_applied(event.kind, event.emitted_at)
+        if isinstance(event.body, c.Notice):
+            if self.on_notice:
+                self.on_notice(event)
+            return
         self.sink.event(event)
 
     def _resync_done(self, task: asyncio.Task):

@@ -15,6 +15,8 @@ from urllib.parse import quote
 
 import httpx
 
+from dashboard.shared import metrics
+
 from . import contract as c
 from .auth import AuthSession
 from .errors import Conflict, ContractError, Forbidden, NotOffered, UpstreamError
@@ -60,9 +62,12 @@ class RestClient:
                 )
             except httpx.TimeoutException:
                 last = f"no answer within {self._timeout:g} s"
+                metrics.rest_answered(method, path, failure="timeout")
             except httpx.TransportError as exc:
                 last = f"{type(exc).__name__}"
+                metrics.rest_answered(method, path, failure="error")
             else:
+                metrics.rest_answered(method, path, r)
                 if r.status_code == 401 and not renewed:
                     renewed = True
                     await self._session.invalidate(token)
@@ -216,6 +221,24 @@ class RestClient:
     async def _campaign_action(self, campaign_id: str, action: str) -> c.Campaign | None:
         body = await self.request("POST", f"/campaigns/{quote(campaign_id, safe='')}/{action}")
         return None if body is None else c.parse_campaign(body)
+
+    async def once(self, method: str, path: str, *, json=None, timeout: float) -> httpx.Response:
+        """One request, never retried (it may ring a phone: a retry could ring it twice);
+        a 401 renews the token and asks once more. Timeouts and transport errors raise."""
+        token = await self._session.token()
+        for renewed in (False, True):
+            r = await self._client.request(
+                method,
+                self._base + path,
+                json=json,
+                timeout=timeout,
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            if r.status_code != 401 or renewed:
+                return r
+            await self._session.invalidate(token)
+            token = await self._session.token()
+        return r
 
 
 def _error_fields(r: httpx.Response) -> tuple[str, str]:

@@ -17,6 +17,7 @@ from django.utils.html import format_html
 from dashboard.live.consumers import LiveConsumer
 from dashboard.live.feed import wallboard
 from dashboard.live.handshake import in_thread
+from dashboard.shared import metrics
 from dashboard.shared.cache_keys import alerts_key
 from dashboard.shared.close_codes import CLOSE_FORBIDDEN
 from dashboard.shared.groups import ALERTS_BOARD, ALERTS_BOARD_AGENTS
@@ -45,6 +46,7 @@ class WallboardConsumer(LiveConsumer):
         # The alerts' banner: a link that shows no agents is not told about one agent.
         banner = ALERTS_BOARD_AGENTS if "agents" in link.panels else ALERTS_BOARD
         self.also, self.audience = (link.group, banner), wallboard(link.panels)
+        metrics.socket_opened(self)
         await self.send(
             text_data=format_html('<div id="build" hidden data-build="{}"></div>', build_id())
         )

@@ -9,8 +9,10 @@
  * sound, the tray says so.
  *
  * For a person with teams (`data-teams` on the menu: their teams, or the live view's scope)
- * the tray shows the alerts about their teams' agents and everyone's (queues, the floor),
- * and counts them from the tray's counts per team: one tray is rendered for everyone.
+ * the tray shows their teams' alerts first (each team's agents are one alert per rule),
+ * then everyone's (queues, the floor), and counts them from the tray's counts per team:
+ * one tray is rendered for everyone. A group's notification fires once per level, however
+ * many agents join it.
  */
 (() => {
   "use strict";
@@ -132,7 +134,7 @@
   function entries() {
     return [...document.querySelectorAll("#alert-tray .alert-entry")].filter((e) => !e.hidden);
   }
-  // Hides the other teams' entries; the open and alarm counts of this person's teams.
+  // Hides the other teams' entries, puts this person's teams' first; their open and alarm counts.
   function scopeTray(tray) {
     const all = [Number(tray.dataset.count || 0), Number(tray.dataset.alarms || 0)];
     if (!teams) return all;
@@ -149,10 +151,14 @@
       }
     }
     let shown = 0;
+    const theirs = [];
     for (const entry of tray.querySelectorAll(".alert-entry")) {
       entry.hidden = Boolean(entry.dataset.team) && !teams.has(entry.dataset.team);
       if (!entry.hidden) shown += 1;
+      if (entry.dataset.team && !entry.hidden) theirs.push(entry);
     }
+    const list = tray.querySelector(".alert-list");
+    for (const entry of theirs.reverse()) list.prepend(entry); // their teams' first, in order
     const more = tray.querySelector(".alert-more");
     if (more) {
       more.hidden = all[0] <= shown;

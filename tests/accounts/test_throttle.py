@@ -3,6 +3,7 @@ sign-in for it (the right password included) with a page that says so; each fail
 logged, never its password."""
 
 import io
+import json
 import logging
 
 import pytest
@@ -10,6 +11,7 @@ from axes.models import AccessAttempt
 from django.conf import settings
 from django.test import Client
 
+from dashboard.shared.logs import JsonFormatter
 from dashboard.testing.people import PASSWORD
 
 LIMIT = settings.AXES_FAILURE_LIMIT
@@ -74,19 +76,24 @@ def test_a_manager_lifts_a_pause_in_the_admin(alice, bob, client_for):
     assert sign_in(Client(), "bob", PASSWORD, address="10.0.3.99").status_code == 302
 
 
-def test_each_failed_sign_in_is_logged_without_its_password(bob, client):
+@pytest.mark.parametrize("formatter", [None, JsonFormatter()], ids=["text", "json"])
+def test_each_failed_sign_in_is_logged_without_its_password(bob, client, formatter):
     (console,) = [h for h in logging.getLogger().handlers if h.get_name() == "console"]
     out = io.StringIO()
-    before = console.setStream(out)
+    before, text = console.setStream(out), console.formatter
+    console.setFormatter(formatter or text)
     try:
         sign_in(client, "bob", "hunter2-secret", address="10.0.4.4")
         sign_in(client, "nobody\nforged line", "hunter3-secret", address="10.0.4.4")
     finally:
         console.setStream(before)
-    log = out.getvalue()
+        console.setFormatter(text)
+    log = raw = out.getvalue()
+    if formatter:  # one object per line, the messages as in text
+        log = "\n".join(json.loads(line)["message"] for line in raw.splitlines())
     assert "sign-in failed for 'bob' from 10.0.4.4" in log
     assert "sign-in failed for 'nobody\\nforged line' from 10.0.4.4" in log  # one line each
-    assert "hunter2" not in log and "hunter3" not in log
+    assert "hunter2" not in raw and "hunter3" not in raw
 
 
 @pytest.mark.parametrize("password", ["password", "12345678"])

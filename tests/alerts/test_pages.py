@@ -8,16 +8,17 @@ from html import unescape
 
 import pytest
 from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
 from django.apps import apps
 from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
 from dashboard.accounts.models import Preferences
-from dashboard.alerts import tray
+from dashboard.alerts import members, tray
 from dashboard.alerts.models import Alert, Rule
 from dashboard.shared.cache_keys import AGENT_TEAMS_KEY
-from dashboard.testing.sockets import socket_for
+from dashboard.testing.sockets import following, socket_for
 
 GOOD = {
     "name": "Sales wait",
@@ -41,9 +42,13 @@ def errors(response) -> dict[str, str]:
     return {field: unescape(message) for field, message in found}
 
 
-def test_the_product_ships_default_rules_matching_todays_thresholds(db, settings):
-    # The data migration's own step (a transactional test before may have flushed its rows).
+def test_the_product_ships_default_rules_fitted_to_a_real_floor(db, settings):
+    """Today's thresholds for queues and service level; the rules about agents grouped by
+    team: members are the agents whose tiles are red, a third of a team is an alarm, a
+    group clears after five quiet minutes (docs/alerts.md, Defaults)."""
+    # The data migrations' own steps (a transactional test before may have flushed its rows).
     importlib.import_module("dashboard.alerts.migrations.0002_default_rules").add(apps, None)
+    importlib.import_module("dashboard.alerts.migrations.0003_grouped_agent_alerts").fit(apps, None)
     t = settings.LIVE_THRESHOLDS
     rules = {r.metric: r for r in Rule.objects.all()}
     assert (rules["longest_wait"].warn, rules["longest_wait"].alarm) == (
@@ -59,9 +64,13 @@ def test_the_product_ships_default_rules_matching_todays_thresholds(db, settings
         ("agent_wrap_up", "wrap_up"),
         ("agent_paused", "pause"),
     ):
-        assert (rules[metric].warn, rules[metric].alarm) == (
-            t[f"{name}_warn_s"],
+        rule = rules[metric]
+        assert (rule.warn, rule.alarm, rule.alarm_share_pct, rule.hold_s, rule.clear_s) == (
             t[f"{name}_alarm_s"],
+            None,
+            33,
+            0,
+            300,
         )
     assert {"critical_coaching", "service_down", "webhooks_failing"} <= set(rules)
 
@@ -81,6 +90,47 @@ def test_a_manager_adds_a_rule(alice, client_for):
     assert r.status_code == 302
     rule = Rule.objects.get(name="Sales wait")
     assert (rule.scope_value, rule.warn, rule.alarm, rule.hold_s) == ("Sales", 60, 120, 30)
+
+
+def test_limits_are_written_and_read_as_durations_and_percentages(alice, client_for):
+    """`10:00`, `80%`: never 600.0 or 80.0, on the rules page, in its form, in the admin."""
+    client = client_for(alice)
+    paused = {
+        **GOOD,
+        "name": "Long breaks",
+        "metric": "agent_paused",
+        "scope": "all",
+        "scope_value": "",
+        "warn": "10:00",
+        "alarm": "1:00:00",
+        "alarm_share_pct": "33",
+    }
+    assert client.post("/alerts/rules/", paused).status_code == 302
+    level = {**GOOD, "name": "SL", "metric": "service_level", "scope": "all", "scope_value": ""}
+    assert client.post("/alerts/rules/", {**level, "warn": "80%", "alarm": "70"}).status_code == 302
+    rule, sl = Rule.objects.get(name="Long breaks"), Rule.objects.get(name="SL")
+    assert (rule.warn, rule.alarm, rule.alarm_share_pct, sl.warn, sl.alarm) == (
+        600,
+        3600,
+        33,
+        80,
+        70,
+    )
+    page = client.get("/alerts/rules/").content.decode()
+    row = re.search(rf'<tr id="rule-{rule.pk}">(.*?)</tr>', page, re.S).group(1)
+    cells = [c.strip() for c in re.findall(r'<td class="num">\s*([^<]*)', row)]
+    assert cells[:2] == ["10:00", "1:00:00"] and "a team's alarm at 33% of a team" in row
+    row = re.search(rf'<tr id="rule-{sl.pk}">(.*?)</tr>', page, re.S).group(1)
+    assert [c.strip() for c in re.findall(r'<td class="num">\s*([^<]*)', row)][:2] == [
+        "80%",
+        "70%",
+    ]
+    main = re.search(r"<main.*?</main>", page, re.S).group(0)  # not the scripts' config
+    assert not re.search(r"\b\d+\.0\b", main)
+    form = client.get(f"/alerts/rules/{rule.pk}/").content.decode()
+    assert 'name="warn" value="10:00"' in form and 'name="alarm" value="1:00:00"' in form
+    admin = client.get("/admin/alerts/rule/").content.decode()
+    assert ">10:00<" in admin and ">80%<" in admin and "600.0" not in admin
 
 
 def test_bad_rule_input_gets_a_clear_error_beside_its_field(alice, client_for):
@@ -104,7 +154,27 @@ def test_bad_rule_input_gets_a_clear_error_beside_its_field(alice, client_for):
             "scope_value",
             "Leave this empty when the rule watches everything.",
         ),
-        ({"warn": "abc"}, "warn", "Enter a number."),
+        (
+            {"warn": "abc"},
+            "warn",
+            "“Longest wait in a queue” takes a duration like 0:20 or 10:00 (or seconds).",
+        ),
+        ({"warn": "1:75"}, "warn", "Write a duration as 1:30 or 1:05:00."),
+        (
+            {"metric": "calls_waiting", "warn": "1:30", "alarm": ""},
+            "warn",
+            "“Calls waiting in a queue” takes a number of calls.",
+        ),
+        (
+            {"alarm_share_pct": "30"},
+            "alarm_share_pct",
+            "Only rules about agents raise a team's alert.",
+        ),
+        (
+            {"metric": "agent_paused", "scope": "all", "scope_value": "", "alarm_share_pct": "130"},
+            "alarm_share_pct",
+            "A share of a team: more than 0, at most 100.",
+        ),
         ({"hold_s": "-1"}, "hold_s", "Ensure this value is greater than or equal to 0."),
         (
             {
@@ -235,9 +305,10 @@ def test_alerts_default_to_my_teams_with_the_whole_floor_one_click_away(bob, cli
 
 
 def test_the_tray_lists_the_most_severe_and_newest_first_and_counts_the_rest(bob):
-    """At 1,000 agents hundreds may be open: the tray (sent to every page on each change)
-    lists the first `tray.SHOWN`, alarms before warnings and the newest first, and links to
-    them all; the wallboards' banner still flashes every tile."""
+    """Many may be open: the tray (sent to every page on each change) lists the first
+    `tray.SHOWN`, alarms before warnings and the newest first, and links to them all; the
+    wallboards' banner still flashes every tile."""
+    cache.delete(AGENT_TEAMS_KEY)  # about no team: only the first `SHOWN` are listed
     rule = Rule.objects.create(name="Ringing", metric="agent_ringing", warn=20, alarm=40)
     start = timezone.now()
     made = []
@@ -270,3 +341,96 @@ def test_the_tray_lists_the_most_severe_and_newest_first_and_counts_the_rest(bob
     board = parts["alerts-board"]
     assert "longest wait" in unescape(board) and "+" not in board
     assert 'data-flash="#queue-q1, #kpis [data-limit=&quot;wait&quot;]"' in board
+
+
+def group_alert(rule, team, members, **fields):
+    """A team's group alert as the engine writes it."""
+    return open_alert(
+        rule,
+        **{
+            "subject": f"team:{team}",
+            "subject_label": f"team {team}",
+            "url": "",
+            "level": "warn",
+            "value": len(members),
+            "limit": 40,
+            "text": f"Warning: Ringing too long: {len(members)} of 20 agents in team {team}.",
+            "members": [[m, f"Agent {m}"] for m in members],
+            "of": 20,
+            **fields,
+        },
+    )
+
+
+def test_a_group_alerts_page_lists_its_agents(bob, client_for):
+    rule = Rule.objects.create(name="Ringing too long", metric="agent_ringing", warn=40)
+    alert = group_alert(rule, "Support", ["a1", "a7"])
+    page = client_for(bob).get(f"/alerts/{alert.pk}/").content.decode()
+    assert re.findall(r'<li data-agent="(\w+)">\s*<a href="/agents/(\w+)/">', page) == [
+        ("a1", "a1"),
+        ("a7", "a7"),
+    ]
+    assert "2 agents" in re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page))
+    assert f'ws-connect="/ws/alerts/{alert.pk}/"' in page
+    assert client_for(bob).get("/alerts/999999/").status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_group_pages_socket_sends_its_list_and_each_change_of_it(bob):
+    await sync_to_async(cache.clear)()
+    rule = await sync_to_async(Rule.objects.create)(
+        name="Ringing too long", metric="agent_ringing", warn=40
+    )
+    alert = await sync_to_async(group_alert)(rule, "Support", ["a1"])
+    other = await sync_to_async(group_alert)(rule, "Sales", ["b1"])
+    lists = await sync_to_async(members.render_all)()
+    await sync_to_async(members.store)(lists)
+    ws = await socket_for(bob, f"/ws/alerts/{alert.pk}/")
+    assert (await ws.connect())[0]
+    got = ""
+    while 'id="alert-members"' not in got:
+        got = await ws.receive_from(timeout=2)
+    assert 'data-agent="a1"' in got and "b1" not in got
+    await following(members.GROUP)
+    alert.members = [["a1", "Ann"], ["a2", "Bo"]]
+    await sync_to_async(alert.save)()
+    lists = await sync_to_async(members.render_all)()
+    layer = get_channel_layer()
+    await layer.group_send(members.GROUP, {"type": "alert.members", "lists": lists})
+    got = await ws.receive_from(timeout=2)
+    assert 'data-agent="a1"' in got and 'data-agent="a2"' in got
+    other.members = [["b1", "Cy"], ["b2", "Di"]]  # another group's change: not sent here
+    await sync_to_async(other.save)()
+    lists = await sync_to_async(members.render_all)()
+    await layer.group_send(members.GROUP, {"type": "alert.members", "lists": lists})
+    assert await ws.receive_nothing(timeout=0.5)
+    del lists[str(alert.pk)]  # cleared
+    await layer.group_send(members.GROUP, {"type": "alert.members", "lists": lists})
+    assert "This alert is cleared" in await ws.receive_from(timeout=2)
+    await ws.disconnect()
+
+
+def test_a_supervisors_tray_carries_each_of_their_teams_groups(bob, client_for):
+    """More open than the tray lists: every team's groups are in it all the same, with their
+    team, which the page's script puts first for a person of that team (the browser test
+    checks the order a person sees)."""
+    cache.delete(AGENT_TEAMS_KEY)
+    wait = Rule.objects.create(name="Wait", metric="longest_wait", warn=60)
+    start = timezone.now()
+    queues = [
+        open_alert(
+            wait, subject=f"queue:q{i}", level="alarm", raised_at=start + timezone.timedelta(i)
+        )
+        for i in range(tray.SHOWN + 2)
+    ]
+    ringing = Rule.objects.create(name="Ringing too long", metric="agent_ringing", warn=40)
+    mine = group_alert(ringing, "Support", ["a1", "a2"], raised_at=start)
+    Preferences.objects.create(user=bob, teams=["Support"])
+    tray.publish()
+    page = client_for(bob).get("/qa/").content.decode()
+    listed = [int(i) for i in re.findall(r'class="alert-entry" data-id="(\d+)"', page)]
+    assert mine.pk in listed and len(listed) == tray.SHOWN + 1
+    assert set(listed) - {mine.pk} <= {q.pk for q in queues}
+    assert re.search(rf'data-id="{mine.pk}" data-team="Support" data-level="warn"', page)
+    by_team = re.search(r'data-by-team="([^"]*)"', page).group(1)
+    assert json.loads(unescape(by_team)) == {"Support": [1, 0]}

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from dashboard.testing.alerts import Rules, alert_env, posted, wait_for_post
+from dashboard.testing.alerts import Rules, alert_env, calm, posted, wait_for_post
 from dashboard.testing.processes import free_port, wait_until
 from dashboard.testing.receiver import Receiver
 from dashboard.testing.servers import (
@@ -44,27 +44,28 @@ def test_one_leader_evaluates_and_a_new_leader_continues_the_open_alert(
         rules.delete_all()
         rules.add(RULE, "agent_paused", warn=2, alarm=3, hold_s=1, clear_s=1)
 
-        simulator.control("pause")  # only the agent the test forces moves
+        calm(simulator)  # only the agent the test forces moves
         agent = next(a for a in simulator.agents() if a["status"] == "available")
+        team = f"team {agent['team']}"
         simulator.control("agent-status", agent_id=agent["agentId"], status="paused")
-        raised = wait_for_post(receiver, RULE, "raised", subject=agent["name"])
-        wait_for_post(receiver, RULE, "escalated", subject=agent["name"])
+        raised = wait_for_post(receiver, RULE, "raised", subject=team)
+        wait_for_post(receiver, RULE, "escalated", subject=team)
         for url in workers:  # the tray at page load, from the shared cache, on every worker
             page = signed_in_client(url, "bob").get("/qa/").text
-            assert re.search(rf"Alarm: {agent['name']} has been paused", page)
+            assert re.search(rf"Alarm: {re.escape(RULE)}: 1 of \d+ agents? in {team}", page)
 
         bridges = [processes["bridge-1"], processes["bridge-2"]]
         leader = next(b for b in bridges if b.said("leading: this bridge holds"))
         standby = next(b for b in bridges if b is not leader)
         leader.kill()
         simulator.control("agent-status", agent_id=agent["agentId"], status="available")
-        cleared = wait_for_post(receiver, RULE, "cleared", subject=agent["name"], timeout=40)
+        cleared = wait_for_post(receiver, RULE, "cleared", subject=team, timeout=40)
         assert standby.said("leading: this bridge holds")
         assert cleared.payload["id"] == raised.payload["id"]  # continued, not raised again
 
-        mine = [p for p in posted(receiver, RULE) if p.payload["subject"] == agent["name"]]
+        mine = [p for p in posted(receiver, RULE) if p.payload["subject"] == team]
         assert [p.payload["transition"] for p in mine] == ["raised", "escalated", "cleared"]
-        assert all(p.verifies() for p in mine)
+        assert all(p.verifies() for p in posted(receiver, RULE))
     finally:
         for proc in processes.values():
             proc.stop()

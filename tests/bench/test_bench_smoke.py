@@ -87,3 +87,21 @@ def test_it_measures_recording_and_seeking_the_floor_replay(tmp_path):
     assert 0 < got["seek_p50_ms"] <= got["seek_p99_ms"] <= got["seek_max_ms"]
     assert got["table_mb"] > 0 and got["bytes_per_event"] > 0 and got["mb_per_day"] > 0
     assert "replay_smoke" in run.stdout
+
+
+def test_it_measures_the_alerts_and_chat_posts_a_floor_makes(tmp_path):
+    run = bench("alerts_smoke", tmp_path)
+    got = json.loads((tmp_path / "latest.json").read_text())["alerts_smoke"]
+    assert (got["agents"], got["events_per_s"]) == (40, 20) and got["seconds"] >= 20
+    assert got["alerts_raised"] == sum(got["raised_by_rule"].values())
+    assert got["chat_posts"] <= got["transitions_posted"]
+    assert 0 <= got["largest_burst_posts_per_minute"] <= got["chat_posts"]
+    assert "alerts_smoke" in run.stdout
+
+
+def test_it_measures_a_small_backfill_while_the_floor_moves(tmp_path):
+    bench("backfill_smoke", tmp_path)
+    result = json.loads((tmp_path / "latest.json").read_text())["backfill_smoke"]
+    assert (result["agents"], result["events_per_s"]) == (40, 20)
+    assert 0 < result["today_s"] <= result["backfill_s"]
+    assert result["pushes_during"] > 0 and result["live_p99_ms_after"] > 0

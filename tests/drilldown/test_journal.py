@@ -114,6 +114,7 @@ def test_it_purges_transcripts_and_call_records_older_than_retention_days(settin
         "calls seen": 1,
         "state changes": 1,
         "webhook deliveries": 1,
+        "interventions": 0,  # tests/interventions/test_contract_and_audit.py purges them
     }
     assert list(CompletedCall.objects.values_list("call_id", flat=True)) == ["k1"]
     assert list(CallSeen.objects.values_list("call_id", flat=True)) == ["k1"]

@@ -10,6 +10,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import override_settings
 
 from config.asgi import application
+from dashboard.shared.logs import JsonFormatter
 from dashboard.testing.sockets import session_cookie_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -70,11 +71,14 @@ async def test_an_unknown_socket_path_is_closed_with_4404(path):
     assert (out["type"], out["code"]) == ("websocket.close", 4404)
 
 
-def test_a_traceback_never_prints_a_kiosk_token():
-    """As Daphne logged the unknown path's error; through the console handler of LOGGING."""
+@pytest.mark.parametrize("formatter", [None, JsonFormatter()], ids=["text", "json"])
+def test_a_traceback_never_prints_a_kiosk_token(formatter):
+    """As Daphne logged the unknown path's error; through the console handler of LOGGING,
+    in either LOG_FORMAT."""
     (console,) = [h for h in logging.getLogger().handlers if h.get_name() == "console"]
     out = io.StringIO()
-    before = console.setStream(out)
+    before, text = console.setStream(out), console.formatter
+    console.setFormatter(formatter or text)
     try:
         raise ValueError("No route found for path 'ws/wallboard/secret-token-123/x/'.")
     except ValueError as exc:
@@ -83,6 +87,7 @@ def test_a_traceback_never_prints_a_kiosk_token():
         )
     finally:
         console.setStream(before)
+        console.setFormatter(text)
     err = out.getvalue()
     assert "Traceback" in err and "ValueError" in err
     assert "secret-token-123" not in err and "/wallboard/[redacted]" in err

@@ -59,3 +59,11 @@ def test_a_frame_is_the_floor_at_a_moment_with_the_changes_around_it(client_for,
     assert frame["note"] == ""
     early = client_for(alice).get(f"/replay/moment/?at={at(-3600)}").json()
     assert early["at"] == "2026-11-23T09:00:00+00:00"  # kept within what was recorded
+
+
+@pytest.mark.parametrize("moment", ["9999-99-99T99:99", "2026-11-23T09:00+99:00"])
+def test_a_moment_that_does_not_exist_is_refused_with_a_sentence(client_for, bob, recorded, moment):
+    for path in ("/replay/", "/replay/moment/"):
+        r = client_for(bob).get(path, {"at": moment})
+        assert r.status_code == 400
+        assert r.content.decode() == "?at= is not a moment that exists: use YYYY-MM-DDTHH:MM:SS"

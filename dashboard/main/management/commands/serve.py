@@ -88,6 +88,8 @@ class Command(BaseCommand):
             str(port),
             "--webhook-url",
             webhook_url,
+            "--zone",  # the tenant's days and busy hours are the dashboard's
+            settings.TIME_ZONE,
         ]
         child = subprocess.Popen(
             cmd,

@@ -28,6 +28,17 @@ class Command(BaseCommand):
         parser.add_argument("--token-ttl", type=int, default=3600, help="access token life (s)")
         parser.add_argument("--webhook-url", default="")
         parser.add_argument("--webhook-secret", default=env("SIM_WEBHOOK_SECRET", ""))
+        parser.add_argument(
+            "--zone",
+            default=env("TIME_ZONE", "UTC"),
+            help="the organisation's time zone: its days and busy hours (history)",
+        )
+        parser.add_argument(
+            "--history-days",
+            type=int,
+            default=35,
+            help="days of history before the start, today's part included (0: none)",
+        )
         parser.add_argument("--faults", action="store_true", help="enable /_control/")
         parser.add_argument("--anon-key", default=env("SIM_ANON_KEY", "sim-anon-key"))
         parser.add_argument("--password", default=env("SIM_PASSWORD", "sim-password"))
@@ -63,6 +74,8 @@ class Command(BaseCommand):
             webhook_secret=o["webhook_secret"],
             faults=o["faults"],
             without=groups_off(o["without"]),
+            zone=o["zone"],
+            history_days=max(0, o["history_days"]),
         )
         asyncio.run(self.serve(Simulator(options), o["host"], o["port"]))
 

@@ -1,0 +1,118 @@
+"""The `backfill` scenario: a dashboard started at about 11:00 on a floor of 1,000 agents
+with its morning behind it reads the day (and the same day last week) from the service's
+history while the floor moves at 200 events a second.
+
+Measured: `backfill_s`, from the dashboard's start until both days are filled (its log
+says so), and the live view's push latency (event emitted to frame received, from each
+agent tile's `data-emitted`) of a few signed-in sockets while it runs
+(`live_p99_ms_during`) and for as long again once it is done (`live_p99_ms_after`);
+`today_s` is when today alone was filled (last week's day follows).
+"""
+
+import asyncio
+import re
+import statistics
+import time
+from datetime import UTC, datetime
+
+import websockets
+
+from dashboard.testing.processes import free_port, wait_until
+from dashboard.testing.servers import start_dashboard
+from dashboard.testing.simulator import start_simulator
+
+AGENTS, RATE, SOCKETS = 1000, 200, 20
+EMITTED = re.compile(r'data-emitted="(\d+)"')
+TODAY, LAST_WEEK = "today filled from the service's history", "last week's"
+
+
+def late_morning() -> str:
+    hours = (11 - datetime.now(UTC).hour + 12) % 24 - 12
+    return f"Etc/GMT{-hours:+d}"
+
+
+async def listen(url: str, cookie: str, phase: list, samples: dict, stop: asyncio.Event):
+    ws_url = url.replace("http://", "ws://") + "/ws/live/"
+    async with websockets.connect(
+        ws_url, additional_headers={"Cookie": cookie, "Origin": url}, max_size=None
+    ) as socket:
+        await socket.recv()  # the whole view: not a push
+        while not stop.is_set():
+            try:
+                frame = await asyncio.wait_for(socket.recv(), 1)
+            except TimeoutError:
+                continue
+            now = time.time()
+            for stamp in EMITTED.findall(frame):  # the event's emitted_at, in epoch ms
+                if stamp.isdigit():
+                    samples[phase[0]].append(1000 * now - int(stamp))
+
+
+def p99(values: list) -> float | None:
+    if not values:
+        return None
+    values = sorted(values)
+    return round(values[int(0.99 * (len(values) - 1))], 1)
+
+
+def measure(workdir, spawn=None, agents=AGENTS, rate=RATE, sockets=SOCKETS) -> dict:
+    zone = late_morning()
+    sim = start_simulator(
+        "--agents",
+        agents,
+        "--events-per-second",
+        rate,
+        "--faults",
+        "--seed",
+        7,
+        "--history-days",
+        35,
+        "--zone",
+        zone,
+    )
+    server = None
+    try:
+        started = time.monotonic()
+        server = start_dashboard(
+            sim, workdir, {"TIME_ZONE": zone, "LOG_LEVEL": "INFO"}, port=free_port()
+        )
+        server.add_user("bench", "supervisor")
+        http = server.signed_in_client("bench")
+        cookie = "; ".join(f"{k}={v}" for k, v in http.cookies.items())
+        http.close()
+        return {
+            "agents": agents,
+            "events_per_s": rate,
+            **asyncio.run(_window(server, cookie, sockets, started)),
+        }
+    finally:
+        if server:
+            server.stop()
+        sim.stop()
+
+
+async def _window(server, cookie: str, sockets: int, started: float) -> dict:
+    phase, samples, stop = ["during"], {"during": [], "after": []}, asyncio.Event()
+    readers = [
+        asyncio.ensure_future(listen(server.url, cookie, phase, samples, stop))
+        for _ in range(sockets)
+    ]
+    try:
+        await asyncio.to_thread(wait_until, lambda: TODAY in server.log(), 600, "today")
+        today_s = time.monotonic() - started
+        await asyncio.to_thread(wait_until, lambda: LAST_WEEK in server.log(), 600, "last week")
+        backfill_s = time.monotonic() - started
+        during_s = backfill_s
+        phase[0] = "after"
+        await asyncio.sleep(min(max(during_s, 10), 30))
+    finally:
+        stop.set()
+        await asyncio.gather(*readers, return_exceptions=True)
+    return {
+        "backfill_s": round(backfill_s, 1),
+        "today_s": round(today_s, 1),
+        "live_p99_ms_during": p99(samples["during"]),
+        "live_p99_ms_after": p99(samples["after"]),
+        "live_p50_ms_during": samples["during"] and round(statistics.median(samples["during"]), 1),
+        "pushes_during": len(samples["during"]),
+    }

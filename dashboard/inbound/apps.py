@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class InboundConfig(AppConfig):
+    name = "dashboard.inbound"
+    label = "inbound"

@@ -1,0 +1,301 @@
+"""The inbound board: part of the bridge, it pulls the service's inbound side on a short
+interval (queues, schedules, each queue's figures since the start of the day, the day's
+voicemail), works out each queue's row and its day per 15 minutes, keeps the board in the
+cache for the pages, and hands it to `on_board` after each pass (the pushes, sent only
+where a page's body changed) and its figures to `on_figures` (the live feed).
+
+The service's figures cover the whole day. A queue's service level must leave out the
+minutes its schedule was closed, so each pass adds what the counters grew since the last
+one to the current 15-minute slot, to its open or to its closed part as the schedule
+stood at that pass. The first pass of a day (or after a start) puts what came before it in
+the slot it ran in.
+"""
+
+import asyncio
+import logging
+import statistics
+from datetime import UTC, datetime
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.cache import cache
+
+from dashboard.live.state import slot_of
+from dashboard.shared.aio import pause
+from dashboard.shared.today import start_of_today
+from dashboard.upstream import inbound as up
+from dashboard.upstream.errors import NotOffered
+
+from .words import hours_text
+
+log = logging.getLogger("dashboard.inbound.board")
+BOARD_KEY = "inbound:board"
+DAY_KEY = "inbound:day"
+COUNTERS = ("offered", "answered", "within_target", "abandoned", "short_abandoned")
+CLOSED_CALLS_FOR_S = 120  # a call that reached a closed queue is shown and alerted this long
+
+
+def service_level(within: int, answered: int, abandoned: int, short: int) -> float | None:
+    """Answered within the target ÷ (answered + abandoned − abandoned under 5 s), in %."""
+    counted = answered + abandoned - short
+    return round(100 * within / counted, 1) if counted > 0 else None
+
+
+def floor_service_level(rows: list[dict]) -> float | None:
+    """The queues' own service levels, weighted by the calls each was offered (open)."""
+    weighted = [(r["sl_pct"], r["sl_offered"]) for r in rows if r["sl_pct"] is not None]
+    total = sum(n for _, n in weighted)
+    return round(sum(sl * n for sl, n in weighted) / total, 1) if total else None
+
+
+def floor_figures(board: dict) -> dict:
+    """What the live view and the wallboards show of the inbound side (the live feed's
+    figures): the floor's service level, each queue's plan and hours, the voicemail tile
+    (its oldest message's age in whole minutes, so it changes once a minute)."""
+    voicemail = board["voicemail"]
+    return {
+        "floor_sl_pct": board["floor_sl_pct"],
+        "queues": {
+            r["id"]: {
+                "name": r["name"],
+                "offered": r["sl_offered"],
+                "target_s": r["target_s"],
+                "goal_pct": r["goal_pct"],
+                "sl_pct": r["sl_pct"],
+                "meets_goal": r["meets_goal"],
+                "open": r["open"],
+                "hours": hours_text(r),
+                "closed_calls": r["closed_calls"],
+            }
+            for r in board["queues"]
+        },
+        "voicemail": None
+        if voicemail is None
+        else {
+            "waiting": len(voicemail["messages"]),
+            "oldest_min": None if voicemail["oldest_s"] is None else voicemail["oldest_s"] // 60,
+        },
+    }
+
+
+class Day:
+    """Each queue's counters as last pulled and its 15-minute slots, open and closed parts."""
+
+    def __init__(self, stored: dict | None, day: datetime):
+        fresh = not stored or stored.get("day") != day.isoformat()
+        self.data = {"day": day.isoformat(), "last": {}, "slots": {}, "closed_calls": {}}
+        if not fresh:
+            self.data.update(stored)
+
+    def add(self, figures: up.QueueFigures, is_open: bool, now: datetime) -> int:
+        """What grew since the last pass, into the current slot; the calls offered."""
+        seen = [getattr(figures, k) for k in COUNTERS]
+        before = self.data["last"].get(figures.queue_id, [0] * len(COUNTERS))
+        self.data["last"][figures.queue_id] = seen
+        grown = [max(0, a - b) for a, b in zip(seen, before, strict=True)]
+        if not any(grown):
+            return 0
+        slots = self.data["slots"].setdefault(figures.queue_id, {})
+        slot = slots.setdefault(slot_of(now).isoformat(), {"open": [0] * 5, "closed": [0] * 5})
+        part = slot["open" if is_open else "closed"]
+        slot["open" if is_open else "closed"] = [a + b for a, b in zip(part, grown, strict=True)]
+        if not is_open and grown[0]:
+            self.data["closed_calls"][figures.queue_id] = now.timestamp()
+        return grown[0]
+
+    def slots(self, queue_id: str) -> list[dict]:
+        rows = []
+        for start, parts in sorted(self.data["slots"].get(queue_id, {}).items()):
+            both = [a + b for a, b in zip(parts["open"], parts["closed"], strict=True)]
+            offered, answered, _, abandoned, short = both
+            rows.append(
+                {
+                    "start": datetime.fromisoformat(start),
+                    "offered": offered,
+                    "answered": answered,
+                    "abandoned": abandoned,
+                    "short_abandoned": short,
+                    "closed_offered": parts["closed"][0],
+                    "sl_pct": service_level(*_sl_args(parts["open"])),
+                }
+            )
+        return rows
+
+    def open_totals(self, queue_id: str) -> list[int]:
+        totals = [0] * 5
+        for parts in self.data["slots"].get(queue_id, {}).values():
+            totals = [a + b for a, b in zip(totals, parts["open"], strict=True)]
+        return totals
+
+    def closed_calls_at(self, queue_id: str) -> float:
+        return self.data["closed_calls"].get(queue_id, 0.0)
+
+
+def _sl_args(counters: list[int]) -> tuple:
+    offered, answered, within, abandoned, short = counters
+    return within, answered, abandoned, short
+
+
+def queue_row(queue: up.InboundQueue, figures, schedule, live, agents, day: Day, now) -> dict:
+    """One queue's row as the pages show it."""
+    is_open = schedule.open_now if schedule else True
+    sl_counters = day.open_totals(queue.id)
+    sl = service_level(*_sl_args(sl_counters))
+    waiting = live.waiting if live else 0
+    members = [a for a in (agents.get(x) for x in queue.agent_ids) if a is not None]
+    closed_calls = not is_open and (
+        waiting > 0 or now.timestamp() - day.closed_calls_at(queue.id) < CLOSED_CALLS_FOR_S
+    )
+    return {
+        "id": queue.id,
+        "name": queue.name,
+        "target_s": queue.target_s,
+        "goal_pct": queue.goal_pct,
+        "group_name": queue.group_name,
+        "members": [{"id": a.agent_id, "name": a.name, "status": a.status} for a in members],
+        "open": is_open,
+        "opens_at": schedule.next_change_at if schedule and not is_open else None,
+        "holiday": schedule.holiday if schedule else None,
+        "schedule_name": schedule.name if schedule else "",
+        "waiting": waiting,
+        "longest_wait_s": max(live.longest_wait_s if live else 0, figures.longest_wait_s),
+        "ring_available": sum(a.status == "available" for a in members),
+        "ring_size": len(queue.agent_ids),
+        "offered": figures.offered,
+        "answered": figures.answered,
+        "abandoned": figures.abandoned - figures.short_abandoned,
+        "short_abandoned": figures.short_abandoned,
+        "average_wait_s": figures.average_wait_s,
+        "to_voicemail": figures.to_voicemail,
+        "sl_pct": sl,
+        "sl_offered": sl_counters[0],
+        "meets_goal": "none" if sl is None else ("yes" if sl >= queue.goal_pct else "no"),
+        "closed_calls": closed_calls,
+    }
+
+
+def message_row(m: up.Voicemail, names: dict, now: datetime) -> dict:
+    age = int((now - m.received_at).total_seconds()) if m.received_at else 0
+    return {
+        "id": m.id,
+        "queue": names.get(m.queue_id, m.queue_id),
+        "caller": m.caller_name,
+        "phone": m.phone,
+        "received_at": m.received_at,
+        "age_s": max(0, age),
+        "duration_s": m.duration_s,
+        "transcript": m.transcript,
+        "handled_by": m.handled_by,
+        "handled_at": m.handled_at,
+    }
+
+
+def voicemail_part(messages: list[up.Voicemail], names: dict, now: datetime) -> dict:
+    waiting = [message_row(m, names, now) for m in messages if not m.handled]
+    waiting.sort(key=lambda r: r["received_at"] or now)
+    handled = [m for m in messages if m.handled and m.handled_at and m.received_at]
+    handled = [m for m in handled if m.handled_at >= start_of_today()]
+    times = [(m.handled_at - m.received_at).total_seconds() for m in handled]
+    return {
+        "messages": waiting,
+        "oldest_s": waiting[0]["age_s"] if waiting else None,
+        "handled_today": len(handled),
+        "median_handle_s": int(statistics.median(times)) if times else None,
+    }
+
+
+class InboundBoard:
+    def __init__(self, rest, state, on_board=None, on_figures=None):
+        self.rest = rest
+        self.state = state  # the live state: queues' waiting callers, agents' statuses
+        self.on_board = on_board  # called (in a thread) with the board after each pass
+        self.on_figures = on_figures  # called with {"inbound": floor_figures} (the live feed)
+        self.told: dict[str, str] = {}  # group -> what was last logged about it
+        self.absent: set[str] = set()  # the groups the service does not offer
+        self.woken = asyncio.Event()
+
+    def notice(self, event):
+        """A voicemail event from the bridge: read the service again now, not at the next pass."""
+        self.woken.set()
+
+    async def run(self, stop: asyncio.Event):
+        while not stop.is_set():
+            self.woken.clear()
+            try:
+                await self.refresh()
+            except Exception:  # never let one pass end the board
+                log.exception("inbound pass failed; the next one tries again")
+            waits = {asyncio.ensure_future(self.woken.wait())}
+            waits.add(asyncio.ensure_future(pause(stop, settings.INBOUND_POLL_S)))
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            for wait in waits:
+                wait.cancel()
+
+    async def pull(self, group: str, work):
+        """(data, note): the data, or None and why (a group the service lacks, or an error)."""
+        try:
+            data = await work
+        except NotOffered as absent:
+            self.absent.add(group)
+            note = (
+                f"This service does not offer {absent.feature} "
+                f"({absent.endpoint} answered {absent.status})."
+            )
+            self.tell(group, note, logging.INFO)
+            return None, note
+        except Exception as exc:
+            note = f"Could not read the {group} from the service: {exc or type(exc).__name__}"
+            self.tell(group, note, logging.WARNING)
+            return None, note
+        self.absent.discard(group)
+        if self.told.pop(group, None):
+            log.info("inbound %s read again", group)
+        return data, None
+
+    def tell(self, group: str, note: str, level: int):
+        if self.told.get(group) != note:
+            log.log(level, "inbound %s: %s", group, note)
+        self.told[group] = note
+
+    async def refresh(self):
+        since = await sync_to_async(start_of_today)()
+        now = datetime.now(UTC)
+        (queues, q_note), (schedules, s_note), (messages, v_note) = await asyncio.gather(
+            self.pull("queues", up.queues(self.rest)),
+            self.pull("schedules", up.schedules(self.rest)),
+            self.pull("voicemail", up.voicemail(self.rest, since)),
+        )
+        queues = queues or []
+        pulled = await asyncio.gather(
+            *(self.pull("queues", up.figures(self.rest, q.id, since)) for q in queues)
+        )
+        by_schedule = {s.id: s for s in schedules or []}
+        day = Day(await cache.aget(DAY_KEY), since)
+        rows = []
+        for queue, (figures, note) in zip(queues, pulled, strict=True):
+            if figures is None:
+                q_note = q_note or note
+                continue
+            schedule = by_schedule.get(queue.schedule_id or "")
+            day.add(figures, schedule.open_now if schedule else True, now)
+            live = self.state.queues.get(queue.id)
+            rows.append(queue_row(queue, figures, schedule, live, self.state.agents, day, now))
+        await cache.aset(DAY_KEY, day.data, None)
+        names = {q.id: q.name for q in queues}
+        board = {
+            "at": now,
+            "queues": rows,
+            "floor_sl_pct": floor_service_level(rows),
+            "slots": {q.id: day.slots(q.id) for q in queues},
+            "voicemail": voicemail_part(messages or [], names, now)
+            if messages is not None
+            else None,
+            "notes": {"queues": q_note, "schedules": s_note, "voicemail": v_note},
+        }
+        await cache.aset(BOARD_KEY, board, None)
+        if self.on_figures and "queues" in self.absent:  # the live view as without queues
+            self.on_figures({"inbound": None})
+        elif self.on_figures and q_note is None:  # a failed read keeps the last figures
+            self.on_figures({"inbound": floor_figures(board)})
+        if self.on_board:
+            await sync_to_async(self.on_board)(board)

@@ -1,0 +1,38 @@
+"""Marking a voicemail message handled: asked of the service while the supervisor waits,
+recording who (the service keeps `handled_by`). A message someone else handled meanwhile
+says so instead of failing; every open backlog page is pushed at once."""
+
+import logging
+
+from asgiref.sync import sync_to_async
+from django.contrib import messages
+
+from dashboard.upstream import inbound as up
+from dashboard.upstream.errors import UpstreamError
+from dashboard.upstream.on_request import service
+
+from .pages import forget_message
+from .publish import voicemail_changed
+
+log = logging.getLogger("dashboard.inbound.control")
+
+
+def who(user) -> str:
+    return (user.get_full_name() or user.get_username())[:120]
+
+
+async def mark_handled(user, message_id: str) -> tuple[int, str]:
+    """(message level, the sentence to show)."""
+    try:
+        done, by = await up.mark_handled(service(), message_id, who(user))
+    except LookupError:
+        return messages.ERROR, "The service has no such voicemail message."
+    except UpstreamError as failed:
+        log.warning("marking voicemail %s handled failed: %s", message_id, failed)
+        return messages.ERROR, f"The message is not marked handled: {failed}"
+    await sync_to_async(forget_message)(message_id)
+    await sync_to_async(voicemail_changed)()
+    if done:
+        log.info("%s marked voicemail %s handled", user.get_username(), message_id)
+        return messages.SUCCESS, "The message is marked handled."
+    return messages.INFO, f"{by or 'Someone else'} had already handled this message."

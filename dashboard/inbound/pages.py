@@ -1,0 +1,90 @@
+"""What the inbound pages show, read from the board the bridge keeps in the cache
+(board.py): the queues, one queue's day and ring group, and the voicemail backlog. The
+views and the pushes render the same contexts."""
+
+from django.core.cache import cache
+
+from dashboard.shared.figures import explain
+
+from .board import BOARD_KEY
+from .words import hours_text, minutes
+
+QUEUE_FIGURES = ("queue_service_level", "queue_calls", "queue_wait", "ring_available")
+VOICEMAIL_FIGURES = ("voicemail_waiting", "voicemail_handled")
+EMPTY = {
+    "at": None,
+    "queues": [],
+    "floor_sl_pct": None,
+    "slots": {},
+    "voicemail": None,
+    "notes": {},
+}
+
+
+def board() -> dict:
+    return cache.get(BOARD_KEY) or EMPTY
+
+
+def shown(row: dict) -> dict:
+    return {**row, "hours": hours_text(row), "longest": minutes(row["longest_wait_s"])}
+
+
+def panels(keys) -> list[dict]:
+    """The explain panels of the figures a page shows (outside its pushed body)."""
+    return [explain(key) for key in keys]
+
+
+def queues_context() -> dict:
+    b = board()
+    return {
+        "rows": [shown(r) for r in b["queues"]],
+        "floor_sl_pct": b["floor_sl_pct"],
+        "notes": b["notes"],
+        "at": b["at"],
+    }
+
+
+def queue_context(queue_id: str) -> dict:
+    b = board()
+    row = next((r for r in b["queues"] if r["id"] == queue_id), None)
+    return {
+        "queue_id": queue_id,
+        "row": shown(row) if row else None,
+        "slots": b["slots"].get(queue_id, []),
+        "members": row.get("members", []) if row else [],
+        "notes": b["notes"],
+        "at": b["at"],
+    }
+
+
+def voicemail_context() -> dict:
+    b = board()
+    part = b["voicemail"]
+    if part is None:
+        return {"voicemail": None, "notes": b["notes"], "at": b["at"]}
+    messages = [{**m, "age": minutes(m["age_s"])} for m in part["messages"]]
+    return {
+        "voicemail": {**part, "messages": messages},
+        "oldest": minutes(part["oldest_s"]) if part["oldest_s"] is not None else None,
+        "median_handle": minutes(part["median_handle_s"]),
+        "notes": b["notes"],
+        "at": b["at"],
+    }
+
+
+def forget_message(message_id: str) -> None:
+    """A message just marked handled leaves the backlog at once (the next pull agrees)."""
+    b = board()
+    part = b["voicemail"]
+    if part is None:
+        return
+    left = [m for m in part["messages"] if m["id"] != message_id]
+    if len(left) == len(part["messages"]):
+        return
+    part = {
+        **part,
+        "messages": left,
+        "oldest_s": left[0]["age_s"] if left else None,
+        "handled_today": part["handled_today"] + 1,
+    }
+    cache.set(BOARD_KEY, {**b, "voicemail": part}, None)

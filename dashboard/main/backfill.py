@@ -1,0 +1,516 @@
+"""The backfill: the part of today before this dashboard saw the floor, and the same day
+last week, read from the service's history (contract 6.3) into the dashboard's records.
+
+A sink of the bridge beside the feed: from the first snapshot it learns when its live view
+of the day began and each agent's state then (the live state counts each agent from that
+state's start; the history fills what came before, so no second is counted twice). In the
+background it pages through the service's calls, agents' states and QA, compliance and
+coaching lists (bounded pages, a pause between them, so the service is never flooded and
+the live feed never waits), and writes one day at a time in one transaction, with the
+day's `HistoryDay` row marked done: a restart finds the day done (nothing counted twice)
+or not started (nothing half written), and reads again up to the same moment.
+
+What it fills: today's 15-minute slots (calls, completions, handle time, busy and
+available time: service level needs waits the history does not carry), each agent's
+journal of states and calls, the QA, compliance and coaching tables, the completed calls
+and their appointments (derived from the calls' outcomes: the service lists none), and
+last week's slots for the comparisons. A call the dashboard saw live, through a webhook
+and in the history is one row: every table is keyed by the service's ids.
+"""
+
+import asyncio
+import logging
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+
+from channels.db import database_sync_to_async
+from django.db import transaction
+
+from dashboard.drilldown.models import CallSeen, StateChange
+from dashboard.live.state import (
+    BUSY_STATES,
+    CALL_COUNTERS,
+    SLOT,
+    Counts,
+    LiveState,
+    day_start,
+    slot_of,
+)
+from dashboard.quality.models import (
+    Appointment,
+    CoachingAlert,
+    CompletedCall,
+    ComplianceResult,
+    Scorecard,
+)
+from dashboard.reports.models import FloorSlot, HistoryDay, add_to_slot
+from dashboard.reports.recorder import Recorder
+from dashboard.shared.aio import pause
+from dashboard.upstream import contract as c
+from dashboard.upstream import history as h
+from dashboard.upstream.errors import NotOffered, UpstreamError
+
+log = logging.getLogger("dashboard.main.backfill")
+
+
+def in_thread(fn):
+    """Work of seconds (a day of 1,000 agents): in a thread of its own, never in Django's
+    one shared sync thread, which pages and the other background writers wait for."""
+    return database_sync_to_async(fn, thread_sensitive=False)
+
+
+PAGE_PAUSE_S = 0.1  # between two pages: at most ten requests a second to the service
+RETRY_S = 10.0
+CALL_MARGIN = timedelta(hours=2)  # a call ended today may have started before midnight
+DERIVED = "call:"  # an appointment known from its call's outcome, before any webhook
+
+
+@dataclass
+class Filled:
+    """What one day's history gives, ready to write."""
+
+    slots: dict = field(default_factory=dict)  # slot start -> Counts
+    calls: list = field(default_factory=list)
+    spans: list = field(default_factory=list)
+    records: dict = field(default_factory=dict)
+
+
+class Backfill:
+    def __init__(
+        self,
+        rest,
+        state: LiveState,
+        recorder: Recorder,
+        on_progress=None,
+        on_filled=None,
+        pause_s=PAGE_PAUSE_S,
+    ):
+        self.rest = rest
+        self.state = state
+        self.recorder = recorder
+        self.on_progress = on_progress or (lambda pct: None)  # whole percent, None: done
+        self.on_filled = on_filled  # a coroutine function: a day was written
+        self.pause_s = pause_s
+        self.live_from: datetime | None = None
+        self.first: dict[str, datetime] = {}  # agent id -> start of its first live state
+        self.progress: float | None = None  # share of today read, while filling
+        self.offered = True
+        self.last_week_done = None  # the day whose last week was filled
+        self.journal_mark: int | None = None  # the journal's last row before this process
+        self.gap_done = False
+
+    # ---- The bridge's sink (on the event loop: notes only) ----------------------------------
+    def snapshot(self, agents: list[c.Agent], calls: list[c.Call]):
+        now = datetime.now(UTC)
+        self.live_from = self.live_from or now
+        for agent in agents:
+            self.first.setdefault(agent.agent_id, agent.since or now)
+
+    def event(self, event: c.Event):
+        self.live_from = self.live_from or event.emitted_at
+        if isinstance(event.body, c.AgentChanged):
+            agent = event.body.agent
+            self.first.setdefault(agent.agent_id, agent.since or event.emitted_at)
+
+    def status(self, state: str, reason: str = ""):
+        pass
+
+    # ---- The background work ------------------------------------------------------------------
+    async def run(self, stop: asyncio.Event):
+        self.journal_mark = await in_thread(last_journal_row)()
+        while not stop.is_set() and self.offered:
+            if self.live_from is None:
+                await pause(stop, 0.5)
+                continue
+            try:
+                await self.fill_today()
+                await self.fill_last_week()
+            except NotOffered as absent:
+                log.info("the service offers no history (%s): today is what was seen live", absent)
+                self.offered, self.progress = False, None
+                return
+            except (UpstreamError, c.ContractError) as exc:
+                log.warning("history not read yet (%s); trying again in %g s", exc, RETRY_S)
+                await pause(stop, RETRY_S)
+                continue
+            except Exception:
+                log.exception("history fill failed; trying again in %g s", RETRY_S)
+                await pause(stop, RETRY_S)
+                continue
+            await pause(stop, 60)  # a new day's last week, after a midnight
+
+    async def fill_today(self):
+        start = self.state.start_of_day(self.live_from)
+        day = start.astimezone(self.state.tz).date()
+        first = {a: since.isoformat() for a, since in self.first.items()}
+        row = await in_thread(claim_day)(day, start, self.live_from, first)
+        if row.done:
+            if not self.gap_done:  # a restart: the states the agents went through meanwhile
+                await self.fill_gap(start)
+                self.gap_done = True
+            return
+        self.gap_done = True  # this process's live view follows straight on from the history
+        self.progress = 0.0
+        self.on_progress(0)
+        until = row.until
+        cuts = {a: datetime.fromisoformat(since) for a, since in row.agents_since.items()}
+        filled = Filled()
+        filled.calls = await self.read(h.calls_page, start - CALL_MARGIN, until, 0.0, 0.5)
+        filled.spans = await self.read(h.states_page, start, until, 0.5, 0.35)
+        for n, name in enumerate(h.RECORDS):
+            filled.records[name] = await self.read(
+                h.records_page, start, until, 0.85 + 0.05 * n, 0.05, name=name
+            )
+        # Counted in a thread (a day of 1,000 agents is a few hundred thousand rows), from
+        # copies of what the live state counted so far, taken here on the event loop.
+        seen = (set(self.state.seen_started), set(self.state.seen_ended))
+        base = {at: replace(x) for at, x in self.state.base.items()}
+        await in_thread(count_calls)(filled, start, until, *seen, base)
+        await in_thread(count_states)(filled, start, until, cuts)
+        await in_thread(write_day)(day, filled, start, until, cuts)
+        self.recorder.add_stored(filled.slots)
+        self.progress = None
+        await self.filled()
+        log.info(
+            "today filled from the service's history up to %s: %d calls, %d states",
+            until.isoformat(timespec="seconds"),
+            len(filled.calls),
+            len(filled.spans),
+        )
+
+    async def fill_gap(self, start: datetime):
+        """After a restart: the states each agent began and left while no dashboard
+        followed the floor (from its last state in the journal to its first live one).
+        The state it was in then was never counted (a state counts when it ends), so it
+        counts here; calls ended meanwhile come from the service's call list
+        (`LiveState.fill`)."""
+        lasts = await in_thread(last_states)(self.journal_mark, self.live_from)
+        lasts = {a: since for a, since in lasts.items() if a in self.first}
+        if not lasts:
+            return
+        since = max(min(lasts.values()), start - timedelta(days=1))
+        filled = Filled()
+        spans = await self.read(h.states_page, since, self.live_from, None, 0)
+        filled.spans = [
+            x
+            for x in spans
+            if x.agent_id in lasts and lasts[x.agent_id] <= x.since < self.first[x.agent_id]
+        ]
+        await in_thread(count_states)(filled, start, self.live_from, dict(self.first))
+        await in_thread(write_gap)(filled, start, self.first, self.live_from)
+        self.recorder.add_stored(filled.slots)
+        log.info("the states of %d agents while no dashboard followed filled", len(lasts))
+
+    async def fill_last_week(self):
+        """The same weekday last week, when the dashboard stored none of it."""
+        today = self.state.day.date
+        if today is None or today == self.last_week_done:
+            return
+        day = today - timedelta(days=7)
+        start = day_start(day, self.state.tz)
+        end = day_start(day + timedelta(days=1), self.state.tz)
+        if await in_thread(day_known)(day, start, end):
+            self.last_week_done = today
+            return
+        filled = Filled()
+        filled.calls = await self.read(h.calls_page, start - CALL_MARGIN, end, None, 0)
+        filled.spans = await self.read(h.states_page, start, end, None, 0)
+        await in_thread(count_calls)(filled, start, end, set(), set(), {})
+        await in_thread(count_states)(filled, start, end, {})
+        await in_thread(write_past_day)(day, filled, end)
+        self.recorder.add_stored({}, last_week=True)
+        self.last_week_done = today
+        await self.filled()
+        log.info("last week's %s filled from the service's history", f"{day:%a %d %b}")
+
+    async def filled(self):
+        """The day's records are in: the recorder takes the slots in on its next pass."""
+        while self.recorder.arrived:
+            await asyncio.sleep(0.2)
+        self.on_progress(None)
+        if self.on_filled:
+            await self.on_filled()
+
+    async def read(self, page, since, until, done_before, share, **kwargs) -> list:
+        """Every row of one history list, page by page with a pause between pages; the
+        progress moves through its `share` by how far the rows reached in time."""
+        rows, cursor = [], None
+        while True:
+            got = await page(self.rest, since=since, until=until, cursor=cursor, **kwargs)
+            rows += got.rows
+            if done_before is not None and got.rows:
+                at = _when(got.rows[-1])
+                if at is not None:
+                    reach = (at - since) / (until - since) if until > since else 1
+                    self.progress = done_before + share * min(1.0, max(0.0, reach))
+                    self.on_progress(int(100 * self.progress))
+            cursor = got.next_cursor
+            if not cursor:
+                return rows
+            await asyncio.sleep(self.pause_s)
+
+
+# ---- Counting, as the live state counts (dashboard/live/state.py) -------------------------
+def count_calls(filled: Filled, start, until, seen_started, seen_ended, base: dict):
+    """Calls started and ended in [start, until) that the live state did not count;
+    per slot and counter only what `base` (counted from elsewhere) does not hold."""
+    found: dict[datetime, Counts] = {}
+    for call in filled.calls:
+        started = call.started_at
+        if started and start <= started < until and call.call_id not in seen_started:
+            found.setdefault(slot_of(started), Counts()).add(calls=1)
+        ended = call.ended_at
+        if ended and start <= ended < until and call.call_id not in seen_ended:
+            slot = found.setdefault(slot_of(ended), Counts())
+            slot.add(completed=1)
+            if call.ai_handled:
+                slot.add(ai_completed=1)
+            elif call.agent_id:
+                slot.add(handled=1, handle_s=call.duration_s or 0)
+    for at, got in found.items():  # what a list read earlier already added is not again
+        had = base.get(at, Counts())
+        more = {n: getattr(got, n) - getattr(had, n) for n in CALL_COUNTERS}
+        more = {n: v for n, v in more.items() if v > 0}
+        if more.get("handled"):
+            more["handle_s"] = got.handle_s * more["handled"] / got.handled
+        if more:
+            filled.slots.setdefault(at, Counts()).add(**more)
+
+
+def count_states(filled: Filled, start, until, cuts: dict):
+    """Time in each state up to where the live state counts the agent from."""
+    for span in filled.spans:
+        cut = min(until, cuts.get(span.agent_id, until))
+        begin, end = max(span.since, start), min(span.until or cut, cut)
+        if end <= begin:
+            continue
+        if span.status == "wrap_up" and span.since >= start:
+            filled.slots.setdefault(slot_of(end), Counts()).add(
+                handle_s=(end - begin).total_seconds()
+            )
+        name = (
+            "busy_s"
+            if span.status in BUSY_STATES
+            else "available_s"
+            if span.status == "available"
+            else ""
+        )
+        while name and begin < end:
+            part = min(slot_of(begin) + SLOT, end)
+            filled.slots.setdefault(slot_of(begin), Counts()).add(
+                **{name: (part - begin).total_seconds()}
+            )
+            begin = part
+
+
+def _when(row):
+    if isinstance(row, tuple):  # a coaching alert and when it was raised
+        return row[1]
+    for name in ("started_at", "since", "scored_at", "checked_at"):
+        value = getattr(row, name, None)
+        if value is not None:
+            return value
+    return None
+
+
+# ---- Writing (in a thread, one transaction per day) ------------------------------------------
+def claim_day(day, start: datetime, live_from: datetime, first: dict) -> HistoryDay:
+    """Today's row: made by the first dashboard to see the day, with where its live view
+    began; a restart reads up to the same moment. A day a dashboard recorded before it
+    read history is read only up to its first stored slot."""
+    recorded = FloorSlot.objects.filter(start__gte=start, start__lt=live_from).first()
+    if recorded is not None:
+        live_from, first = recorded.start, {}
+    row, _ = HistoryDay.objects.get_or_create(
+        day=day, defaults={"until": live_from, "agents_since": first}
+    )
+    return row
+
+
+def last_journal_row() -> int:
+    return StateChange.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+
+
+def last_states(mark: int | None, before: datetime) -> dict[str, datetime]:
+    """Each agent's last state in the journal as an earlier process left it."""
+    rows = StateChange.objects.filter(pk__lte=mark or 0, since__lt=before)
+    found: dict[str, datetime] = {}
+    for agent_id, since in rows.order_by("since").values_list("agent_id", "since").iterator():
+        found[agent_id] = since
+    return found
+
+
+@transaction.atomic
+def write_gap(filled: Filled, start: datetime, cuts: dict, until: datetime):
+    for at, counts in filled.slots.items():
+        add_to_slot(FloorSlot, {k: v for k, v in vars(counts).items() if v}, start=at)
+    write_journal(filled, start, cuts, until, calls=False)
+
+
+def day_known(day, start: datetime, end: datetime) -> bool:
+    """Whether a past day is in the dashboard already (filled, or recorded live)."""
+    if HistoryDay.objects.filter(day=day, done=True).exists():
+        return True
+    return FloorSlot.objects.filter(start__gte=start, start__lt=end).exists()
+
+
+@transaction.atomic
+def write_day(day, filled: Filled, start: datetime, until: datetime, cuts: dict):
+    row = HistoryDay.objects.select_for_update().get(day=day)
+    if row.done:  # another bridge (a failover) got there first
+        filled.slots = {}
+        return
+    for at, counts in filled.slots.items():
+        add_to_slot(FloorSlot, {k: v for k, v in vars(counts).items() if v}, start=at)
+    write_journal(filled, start, cuts, until)
+    write_quality(filled, until)
+    row.done, row.filled_at = True, datetime.now(UTC)
+    row.save(update_fields=["done", "filled_at"])
+
+
+@transaction.atomic
+def write_past_day(day, filled: Filled, end: datetime):
+    for at, counts in filled.slots.items():
+        add_to_slot(FloorSlot, {k: v for k, v in vars(counts).items() if v}, start=at)
+    HistoryDay.objects.update_or_create(
+        day=day, defaults={"until": end, "done": True, "filled_at": datetime.now(UTC)}
+    )
+
+
+def write_journal(filled: Filled, start: datetime, cuts: dict, until: datetime, calls=True):
+    """Each agent's states before its first live one, and the day's calls, as the journal
+    keeps them (a state already there is not written again)."""
+    known = set(
+        StateChange.objects.filter(
+            since__gte=start - timedelta(days=1), since__lt=until
+        ).values_list("agent_id", "since")
+    )
+    new = []
+    for span in filled.spans:
+        cut = cuts.get(span.agent_id, until)
+        if span.since < cut and (span.agent_id, span.since) not in known:
+            new.append(
+                StateChange(
+                    agent_id=span.agent_id,
+                    state=span.status,
+                    since=span.since,
+                    call_id=span.call_id or "",
+                )
+            )
+            known.add((span.agent_id, span.since))
+    StateChange.objects.bulk_create(new, batch_size=2000)
+    if not calls:
+        return
+    CallSeen.objects.bulk_create(
+        [
+            CallSeen(
+                call_id=x.call_id,
+                agent_id=x.agent_id or "",
+                campaign_id=x.campaign_id or "",
+                direction=x.direction[:20],
+                ai_handled=x.ai_handled,
+                started_at=x.started_at,
+                ended_at=x.ended_at,
+                outcome=(x.outcome or "")[:60],
+                duration_s=x.duration_s,
+            )
+            for x in filled.calls
+            if x.started_at and x.started_at < until
+        ],
+        batch_size=2000,
+        ignore_conflicts=True,
+    )
+
+
+def write_quality(filled: Filled, until: datetime):
+    """The records a webhook would have brought, keyed by the service's ids (a webhook
+    for the same record later changes nothing twice)."""
+    ended = [x for x in filled.calls if x.ended_at and x.ended_at < until and x.outcome]
+    CompletedCall.objects.bulk_create(
+        [
+            CompletedCall(
+                call_id=x.call_id,
+                agent_id=x.agent_id or "",
+                campaign_id=x.campaign_id or "",
+                outcome=x.outcome,
+                duration_s=x.duration_s or 0,
+                completed_at=x.ended_at,
+            )
+            for x in ended
+        ],
+        batch_size=2000,
+        ignore_conflicts=True,
+    )
+    booked = [x for x in ended if x.outcome == "appointment_booked"]
+    have = set(
+        Appointment.objects.filter(call_id__in=[x.call_id for x in booked]).values_list(
+            "call_id", flat=True
+        )
+    )
+    Appointment.objects.bulk_create(
+        [
+            Appointment(
+                appointment_id=DERIVED + x.call_id,
+                call_id=x.call_id,
+                campaign_id=x.campaign_id or "",
+                agent_id=x.agent_id or "",
+                booked_at=x.ended_at,
+            )
+            for x in booked
+            if x.call_id not in have
+        ],
+        batch_size=2000,
+        ignore_conflicts=True,
+    )
+    records = filled.records
+    Scorecard.objects.bulk_create(
+        [
+            Scorecard(
+                scorecard_id=x.id,
+                call_id=x.call_id or "",
+                agent_id=x.agent_id or "",
+                template_id=x.template_id or "",
+                score=x.score,
+                max_score=x.max_score,
+                passed=x.passed,
+                scored_at=x.scored_at,
+            )
+            for x in records.get("scorecards", [])
+            if x.scored_at
+        ],
+        batch_size=2000,
+        ignore_conflicts=True,
+    )
+    ComplianceResult.objects.bulk_create(
+        [
+            ComplianceResult(
+                check_id=x.id,
+                call_id=x.call_id or "",
+                agent_id=x.agent_id or "",
+                rule=x.rule,
+                passed=x.passed,
+                checked_at=x.checked_at,
+            )
+            for x in records.get("checks", [])
+            if x.checked_at
+        ],
+        batch_size=2000,
+        ignore_conflicts=True,
+    )
+    CoachingAlert.objects.bulk_create(
+        [
+            CoachingAlert(
+                alert_id=x.id,
+                agent_id=x.agent_id or "",
+                call_id=x.call_id or "",
+                kind=x.kind,
+                severity=x.severity,
+                message=x.message,
+                raised_at=at,
+            )
+            for x, at in records.get("alerts", [])
+            if at
+        ],
+        batch_size=2000,
+        ignore_conflicts=True,
+    )

@@ -1,0 +1,131 @@
+"""The service's history (contract 6.3): paged reads of calls, agents' states and the QA,
+compliance and coaching lists over a period, oldest first.
+
+Each read gives one page and the cursor of the next (None: the last page). A cursor is
+the service's opaque string, handed back as it came. Rows are parsed as untrusted: a bad
+row is left out, a bad envelope is a `ContractError`, and a service without the path
+(404 or 405) raises `NotOffered`, so the caller can say the history is not offered.
+A page of 1,000 rows is parsed in a thread: the event loop carries the live feed.
+"""
+
+import asyncio
+from dataclasses import dataclass
+from datetime import datetime
+
+from . import contract as c
+from .errors import ContractError, NotOffered
+from .fields import obj, string, timestamp
+from .rest import RestClient
+
+PAGE_LIMIT = 1000  # the most rows the service gives in one page
+CURSOR_LIMIT = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class StateSpan:
+    """One state an agent held: from `since` to `until` (None: the current one)."""
+
+    agent_id: str
+    status: str
+    since: datetime
+    until: datetime | None
+    call_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    rows: list
+    next_cursor: str | None
+
+
+def parse_span(d) -> StateSpan:  # camelCase, like /agent-status
+    d = obj(d, "agent state")
+    since = timestamp(d, "since")
+    until = timestamp(d, "until", optional=True)
+    if until is not None and until < since:
+        raise ContractError("until is before since")
+    return StateSpan(
+        agent_id=string(d, "agentId"),
+        status=c.agent_status_value(d.get("status")),
+        since=since,
+        until=until,
+        call_id=string(d, "callId", optional=True),
+    )
+
+
+def _cursor(body: dict, key: str) -> str | None:
+    value = body.get(key)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or len(value) > CURSOR_LIMIT:
+        raise ContractError(f"{key} must be a string")
+    return value
+
+
+def _page(body, parse, cursor_key: str) -> Page:
+    body = obj(body, "history page")
+    rows = body.get("data")
+    if not isinstance(rows, list):
+        raise ContractError("history page: expected a list in data")
+    return Page(c._each(rows, parse), _cursor(body, cursor_key))
+
+
+async def _read(rest: RestClient, feature: str, path: str, **params) -> dict:
+    params = {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in params.items()}
+    body = await rest._optional(feature, path, **params)
+    if body is None:
+        raise NotOffered(f"GET {path}", 404, feature)
+    return body
+
+
+async def calls_page(
+    rest: RestClient, since: datetime, until: datetime, cursor: str | None = None, limit=PAGE_LIMIT
+) -> Page:
+    """Calls started in [since, until), oldest first."""
+    body = await _read(
+        rest, "call history", "/calls", since=since, until=until, limit=limit, cursor=cursor
+    )
+    return await asyncio.to_thread(_page, body, c.parse_call, "next_cursor")
+
+
+async def states_page(
+    rest: RestClient, since: datetime, until: datetime, cursor: str | None = None
+) -> Page:
+    """Every state an agent held in [since, until), oldest first."""
+    body = await _read(
+        rest,
+        "agents' state history",
+        "/agent-status/history",
+        since=since,
+        until=until,
+        cursor=cursor,
+    )
+    return await asyncio.to_thread(_page, body, parse_span, "nextCursor")
+
+
+def parse_alert_row(d) -> tuple[c.CoachingAlert, datetime | None]:
+    """A coaching alert of the list and when it was raised (`created_at`)."""
+    return c.parse_alert(d), timestamp(obj(d, "coaching alert"), "created_at", optional=True)
+
+
+RECORDS = {  # name -> (path, parser)
+    "scorecards": ("/qa/scorecards", c.parse_scorecard),
+    "checks": ("/compliance/checks", c.parse_check),
+    "alerts": ("/coaching/alerts", parse_alert_row),
+}
+
+
+async def records_page(
+    rest: RestClient,
+    name: str,
+    since: datetime,
+    until: datetime,
+    cursor: str | None = None,
+    limit=PAGE_LIMIT,
+) -> Page:
+    """QA scorecards, compliance checks or coaching alerts of [since, until), oldest first."""
+    path, parse = RECORDS[name]
+    body = await _read(
+        rest, f"{name} history", path, since=since, until=until, limit=limit, cursor=cursor
+    )
+    return await asyncio.to_thread(_page, body, parse, "next_cursor")

@@ -1,0 +1,223 @@
+"""A dashboard started in the middle of a lived-in day: within 30 s its day figures and
+each agent's time in each state equal the simulator's own history, last week is there to
+compare with, and a restart counts nothing twice."""
+
+import re
+from datetime import UTC, datetime
+from html import unescape
+
+import pytest
+
+from dashboard.testing.live_view import LiveSocket, current_kpis
+from dashboard.testing.processes import free_port, wait_until
+from dashboard.testing.servers import WEBHOOK_SECRET, start_dashboard
+
+FILLING = "filling today from the service"
+
+
+def late_morning() -> str:
+    """A zone where it is about 11:00 now, so the day has a morning behind it."""
+    hours = (11 - datetime.now(UTC).hour + 12) % 24 - 12
+    return f"Etc/GMT{-hours:+d}"
+
+
+ZONE = late_morning()
+
+
+@pytest.fixture
+def floor(sim_factory, tmp_path):
+    """The simulator with its past (seed 5, 30 agents), its webhooks to the dashboard's
+    port, and a way to start the dashboard on it (again: the same database)."""
+    port = free_port()
+    sim = sim_factory(
+        "--faults",
+        "--seed",
+        "5",
+        "--agents",
+        "30",
+        "--zone",
+        ZONE,
+        "--history-days",
+        "35",
+        "--webhook-url",
+        f"http://127.0.0.1:{port}/webhooks/service/",
+        "--webhook-secret",
+        WEBHOOK_SECRET,
+    )
+    env = {"TIME_ZONE": ZONE, "UPSTREAM_REFRESH_INTERVAL_S": "2"}
+    servers = []
+
+    def start():
+        server = start_dashboard(sim, tmp_path, env, port=port)
+        servers.append(server)
+        server.add_user("bob", "supervisor")
+        return server
+
+    yield sim, start
+    sim.control("resume")
+    for server in servers:
+        server.stop()
+
+
+def clock_s(text: str) -> int:
+    parts = [int(p) for p in text.strip().split(":")]
+    seconds = 0
+    for p in parts:
+        seconds = seconds * 60 + p
+    return seconds
+
+
+def percent(text: str) -> float:
+    return float(text.rstrip("%"))
+
+
+def qa_today(client, server) -> tuple[int, float | None, float | None]:
+    page = client.get(f"{server.url}/qa/").text
+    found = re.search(
+        r'id="qa-today">Today: (\d+) scorecards(?:, average <span class="num">'
+        r'([\d.]+)%</span>, <span class="num">([\d.]+)%</span> passed)?',
+        page,
+    )
+    n, avg, passed = found.groups()
+    return int(n), avg and float(avg), passed and float(passed)
+
+
+def by_state(client, server, agent_id) -> dict[str, int]:
+    """The agent page's time in each state today, in seconds, by the legend's label."""
+    page = client.get(f"{server.url}/agents/{agent_id}/").text
+    legend = page.split('<ul class="legend">', 1)[1].split("</ul>", 1)[0]
+    items = re.findall(r"</svg>\s*([^<]+?)\s*<span class=\"num\">([^<]+)</span>", legend)
+    return {unescape(label): clock_s(value) for label, value in items}
+
+
+LABELS = {  # the agent page's legend labels by state (dashboard/drilldown STATE_LOOK)
+    "available": "Available",
+    "ringing": "Ringing",
+    "on_call": "On call",
+    "wrap_up": "Wrap-up",
+    "paused": "Paused",
+    "offline": "Offline",
+}
+
+
+def matches_truth(sim, server, client, aht_s=1, occupancy=0.1):
+    """The day figures against the simulator's truth at the same moment (None: not yet);
+    AHT and occupancy within the given slack (their values move while they are read)."""
+    before = sim.control("day-figures")
+    kpis = current_kpis(server, client)
+    after = sim.control("day-figures")
+    if "Completed" not in kpis:  # a tile that says what is filling holds no number
+        return None
+    wanted = {
+        "Completed": str(after["completed"]),
+        "Appointments": str(after["appointments"]),
+    }
+    for name, value in wanted.items():
+        if kpis[name] != value:
+            return None
+    aht = clock_s(kpis["Avg handle time"])
+    if not before["aht_s"] - aht_s <= aht <= after["aht_s"] + aht_s:
+        return None
+    low, high = sorted((before["occupancy_pct"], after["occupancy_pct"]))
+    if not low - occupancy <= percent(kpis["Occupancy"]) <= high + occupancy:
+        return None
+    n, avg, passed = qa_today(client, server)
+    if (n, avg, passed) != (after["qa_scored"], after["qa_average_pct"], after["qa_pass_rate_pct"]):
+        return None
+    return kpis, after
+
+
+def said(sim, server, client) -> str:
+    truth = {k: v for k, v in sim.control("day-figures").items() if k != "agents"}
+    shown = current_kpis(server, client)
+    return f"truth {truth}; the dashboard said {shown}; QA {qa_today(client, server)}"
+
+
+def test_the_day_from_the_first_minute_equals_the_services_history(floor):
+    sim, start = floor
+    server = start()
+    client = server.signed_in_client("bob")
+    sim.control("pause")  # the floor stands still: the truth is the same while compared
+    kpis, truth = wait_until(
+        lambda: matches_truth(sim, server, client),
+        30,
+        lambda: (
+            f"truth { ({k: v for k, v in sim.control('day-figures').items() if k != 'agents'}) }"
+            f"; the dashboard said {current_kpis(server, client)}; {qa_today(client, server)}"
+        ),
+    )
+    assert truth["completed"] > 20  # a lived-in morning, not a few minutes
+    assert "no data" not in kpis.get("vs", "")
+    # Each agent's time in each state, as the agent's page shows it (to the second).
+    agents = list(truth["agents"])[:6]
+    for agent_id in agents:
+        t0 = datetime.now(UTC)
+        shown = by_state(client, server, agent_id)
+        t1 = datetime.now(UTC)
+        truth_then = sim.control("day-figures", at=t1.isoformat())["agents"][agent_id]
+        slack = (t1 - t0).total_seconds() + 2
+        for state, seconds in truth_then.items():
+            if seconds < 1:
+                continue
+            assert abs(shown.get(LABELS[state], 0) - seconds) <= slack, (
+                agent_id,
+                shown,
+                truth_then,
+            )
+    # Last week's same day was read too: the comparisons have something to compare with.
+    last_week = re.compile(r"Last \w{3} by this time \(dashed\): (\d+) started")
+    started = wait_until(
+        lambda: last_week.search(unescape(client.get(f"{server.url}/").text)),
+        30,
+        "last week's comparison on the live view",
+    )
+    assert int(started.group(1)) > 20
+
+
+def test_a_restart_mid_day_counts_nothing_twice(floor):
+    sim, start = floor
+    server = start()
+    client = server.signed_in_client("bob")
+    sim.control("pause")
+    wait_until(lambda: matches_truth(sim, server, client), 30, lambda: said(sim, server, client))
+    sim.control("resume")
+    server.stop()
+    # While it is away, calls end (their webhooks fail and are retried) and agents move on.
+    on_call = [a["agentId"] for a in sim.agents() if a["status"] in ("ringing", "on_call")]
+    for agent_id in on_call[:3]:
+        sim.control("agent-status", agent_id=agent_id, status="available")
+    assert sim.stats()["calls_ended"] >= min(3, len(on_call)) > 0
+    server = start()
+    client = server.signed_in_client("bob")
+    sim.control("pause")
+    # Nothing twice: the counts are the truth's. The calls that ended while no dashboard
+    # followed come from the service's call list, whose talk times count at the average
+    # of their slot, and states begun and left meanwhile from the history: AHT and
+    # occupancy within a few seconds and a few tenths.
+    wait_until(
+        lambda: matches_truth(sim, server, client, aht_s=5, occupancy=0.5),
+        30,
+        lambda: (
+            f"truth { ({k: v for k, v in sim.control('day-figures').items() if k != 'agents'}) }"
+            f"; the dashboard said {current_kpis(server, client)}"
+        ),
+    )
+
+
+def test_figures_being_filled_say_so_instead_of_a_wrong_number(floor):
+    sim, start = floor
+    sim.control("rest-delay", seconds=2.5, for_s=120)  # a slow service: the fill takes a while
+    server = start()
+    client = server.signed_in_client("bob")
+
+    def strip() -> str:
+        socket = LiveSocket(server, client)
+        try:
+            return unescape(socket.receive())
+        finally:
+            socket.close()
+
+    said = wait_until(lambda: re.search(FILLING + r": (\d+)%", strip()), 45, "the filling note")
+    assert 0 <= int(said.group(1)) < 100
+    kpis = wait_until(lambda: "Completed" in (k := current_kpis(server, client)) and k, 180, "done")
+    assert int(kpis["Completed"]) > 20

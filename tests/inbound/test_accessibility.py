@@ -1,0 +1,44 @@
+"""axe-core's WCAG 2.1 A and AA rules over the inbound pages, in the light and the dark
+colour scheme, with something on them: queues meeting and missing their goals, a closed
+queue that received calls, and a voicemail message with its transcript."""
+
+import pytest
+
+from dashboard.testing.axe import report, violations
+from dashboard.testing.browsers import screenshot, sign_in
+from dashboard.testing.inbound import truth
+
+
+@pytest.fixture
+def busy(served):
+    sim, server = served
+    sim.control("inbound-calls", queue="Billing", calls=[{"wait_s": 30, "outcome": "answered"}])
+    sim.control(
+        "inbound-calls", queue="Customer Service", calls=[{"wait_s": 3, "outcome": "answered"}]
+    )
+    sim.control("inbound-schedule", schedule="Sales hours", open=False)
+    sim.control("queue-load", queue="Sales", waiting=2, longest_wait_s=30)
+    sim.control("voicemail", queue="Billing", transcript="Please call me back.")
+    return sim, server
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_inbound_pages_have_no_wcag_violation(busy, browser, scheme):
+    sim, server = busy
+    sales = next(q["id"] for q in truth(sim)["queues"] if q["name"] == "Sales")
+    context = browser.new_context(color_scheme=scheme, viewport={"width": 1300, "height": 900})
+    try:
+        page = context.new_page()
+        sign_in(page, server, "bob")
+        for name, path, ready in (
+            ("queues", "/queues/", "#queues-table .sl[data-meets=no]"),
+            ("queue", f"/queues/{sales}/", "#queue-body .badge-closed-calls"),
+            ("voicemail", "/voicemail/", "#voicemail-table td.transcript bdi"),
+        ):
+            page.goto(server.url + path)
+            page.wait_for_selector(ready)
+            found = violations(page)
+            screenshot(page, f"a11y-inbound-{name}-{scheme}")
+            assert not found, f"{path} ({scheme}):\n{report(found)}"
+    finally:
+        context.close()

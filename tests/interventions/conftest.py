@@ -1,0 +1,27 @@
+import pytest
+
+from dashboard.testing.processes import free_port
+from dashboard.testing.servers import WEBHOOK_SECRET, start_dashboard
+from dashboard.testing.simulator import start_simulator
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """A simulated tenant and a dashboard following it, with a Manager (mia), two
+    Supervisors (bob, sue), a Wallboard viewer (wally)."""
+    port = free_port()
+    hook = ("--webhook-url", f"http://127.0.0.1:{port}/webhooks/service/")
+    sim = start_simulator(
+        "--faults", "--seed", "7", "--agents", "12", *hook, "--webhook-secret", WEBHOOK_SECRET
+    )
+    server = None
+    try:
+        server = start_dashboard(sim, tmp_path_factory.mktemp("act"), port=port)
+        for name, role in (("mia", "manager"), ("bob", "supervisor"), ("sue", "supervisor")):
+            server.add_user(name, role)
+        server.add_user("wally", "wallboard")
+        yield sim, server
+    finally:
+        if server:
+            server.stop()
+        sim.stop()
