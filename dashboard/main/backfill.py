@@ -6,9 +6,12 @@ of the day began and each agent's state then (the live state counts each agent f
 state's start; the history fills what came before, so no second is counted twice). In the
 background it pages through the service's calls, agents' states and QA, compliance and
 coaching lists (bounded pages, a pause between them, so the service is never flooded and
-the live feed never waits), and writes one day at a time in one transaction, with the
-day's `HistoryDay` row marked done: a restart finds the day done (nothing counted twice)
-or not started (nothing half written), and reads again up to the same moment.
+the live feed never waits), and writes a day in short transactions of a few thousand rows
+(SQLite has one writer: the journal, the recorder and the alerts write between them). The
+rows are keyed by the service's ids or checked against the journal, so written twice they
+add nothing; the slots, which add up, go last in one transaction with the day's
+`HistoryDay` row marked done: a restart finds the day done (nothing counted twice) or not
+done, and reads again up to the same moment.
 
 What it fills: today's 15-minute slots (calls, completions, handle time, busy and
 available time: service level needs waits the history does not carry), each agent's
@@ -45,6 +48,7 @@ from dashboard.quality.models import (
 )
 from dashboard.reports.models import FloorSlot, HistoryDay, add_to_slot
 from dashboard.reports.recorder import Recorder
+from dashboard.shared import metrics
 from dashboard.shared.aio import pause
 from dashboard.upstream import contract as c
 from dashboard.upstream import history as h
@@ -61,6 +65,8 @@ def in_thread(fn):
 
 PAGE_PAUSE_S = 0.1  # between two pages: at most ten requests a second to the service
 RETRY_S = 10.0
+BATCH = 2000  # rows per insert, each in a transaction of its own (SQLite: one writer at a time)
+WRITE_PAUSE_S = 0.02  # between two of them: the live writers' turn
 CALL_MARGIN = timedelta(hours=2)  # a call ended today may have started before midnight
 DERIVED = "call:"  # an appointment known from its call's outcome, before any webhook
 
@@ -88,7 +94,7 @@ class Backfill:
         self.rest = rest
         self.state = state
         self.recorder = recorder
-        self.on_progress = on_progress or (lambda pct: None)  # whole percent, None: done
+        self.on_progress = on_progress or (lambda pct: None)
         self.on_filled = on_filled  # a coroutine function: a day was written
         self.pause_s = pause_s
         self.live_from: datetime | None = None
@@ -128,6 +134,7 @@ class Backfill:
             except NotOffered as absent:
                 log.info("the service offers no history (%s): today is what was seen live", absent)
                 self.offered, self.progress = False, None
+                self.moved(None)
                 return
             except (UpstreamError, c.ContractError) as exc:
                 log.warning("history not read yet (%s); trying again in %g s", exc, RETRY_S)
@@ -145,13 +152,14 @@ class Backfill:
         first = {a: since.isoformat() for a, since in self.first.items()}
         row = await in_thread(claim_day)(day, start, self.live_from, first)
         if row.done:
+            self.moved(None)
             if not self.gap_done:  # a restart: the states the agents went through meanwhile
                 await self.fill_gap(start)
                 self.gap_done = True
             return
         self.gap_done = True  # this process's live view follows straight on from the history
         self.progress = 0.0
-        self.on_progress(0)
+        self.moved(0)
         until = row.until
         cuts = {a: datetime.fromisoformat(since) for a, since in row.agents_since.items()}
         filled = Filled()
@@ -161,14 +169,8 @@ class Backfill:
             filled.records[name] = await self.read(
                 h.records_page, start, until, 0.85 + 0.05 * n, 0.05, name=name
             )
-        # Counted in a thread (a day of 1,000 agents is a few hundred thousand rows), from
-        # copies of what the live state counted so far, taken here on the event loop.
-        seen = (set(self.state.seen_started), set(self.state.seen_ended))
-        base = {at: replace(x) for at, x in self.state.base.items()}
-        await in_thread(count_calls)(filled, start, until, *seen, base)
-        await in_thread(count_states)(filled, start, until, cuts)
-        await in_thread(write_day)(day, filled, start, until, cuts)
-        self.recorder.add_stored(filled.slots)
+        async with self.recorder.counting:  # not while the recorder compares the calls
+            await self.count_and_write(day, filled, start, until, cuts)
         self.progress = None
         await self.filled()
         log.info(
@@ -177,6 +179,23 @@ class Backfill:
             len(filled.calls),
             len(filled.spans),
         )
+
+    async def count_and_write(self, day, filled: Filled, start, until, cuts: dict):
+        """Today's history counted beside what the live state holds, written, taken in."""
+        # Counted in a thread (a day of 1,000 agents is a few hundred thousand rows), from
+        # copies of what the live state counted so far, taken here on the event loop.
+        seen = (set(self.state.seen_started), set(self.state.seen_ended))
+        base = {at: replace(x) for at, x in self.state.base.items()}
+        await in_thread(count_calls)(filled, start, until, *seen, base)
+        await in_thread(count_states)(filled, start, until, cuts)
+        # Short transactions (rows keyed by the service's ids or checked against the journal,
+        # so a batch written twice after a restart adds nothing), a pause between them so
+        # the live writers get the database; the additive slots go last, with the day done.
+        for batch in await in_thread(day_rows)(filled, start, until, cuts):
+            await in_thread(insert)(batch)
+            await asyncio.sleep(WRITE_PAUSE_S)
+        await in_thread(finish_day)(day, filled)
+        self.recorder.add_stored(filled.slots)  # taken in before the recorder compares again
 
     async def fill_gap(self, start: datetime):
         """After a restart: the states each agent began and left while no dashboard
@@ -227,9 +246,14 @@ class Backfill:
         """The day's records are in: the recorder takes the slots in on its next pass."""
         while self.recorder.arrived:
             await asyncio.sleep(0.2)
-        self.on_progress(None)
+        self.moved(None)
         if self.on_filled:
             await self.on_filled()
+
+    def moved(self, pct: int | None):
+        """The progress in whole percent (None: done), to the page and the metrics."""
+        self.on_progress(pct)
+        metrics.backfill_progress(pct)
 
     async def read(self, page, since, until, done_before, share, **kwargs) -> list:
         """Every row of one history list, page by page with a pause between pages; the
@@ -243,7 +267,7 @@ class Backfill:
                 if at is not None:
                     reach = (at - since) / (until - since) if until > since else 1
                     self.progress = done_before + share * min(1.0, max(0.0, reach))
-                    self.on_progress(int(100 * self.progress))
+                    self.moved(int(100 * self.progress))
             cursor = got.next_cursor
             if not cursor:
                 return rows
@@ -313,7 +337,7 @@ def _when(row):
     return None
 
 
-# ---- Writing (in a thread, one transaction per day) ------------------------------------------
+# ---- Writing (in a thread, short transactions) ------------------------------------------
 def claim_day(day, start: datetime, live_from: datetime, first: dict) -> HistoryDay:
     """Today's row: made by the first dashboard to see the day, with where its live view
     began; a restart reads up to the same moment. A day a dashboard recorded before it
@@ -344,7 +368,8 @@ def last_states(mark: int | None, before: datetime) -> dict[str, datetime]:
 def write_gap(filled: Filled, start: datetime, cuts: dict, until: datetime):
     for at, counts in filled.slots.items():
         add_to_slot(FloorSlot, {k: v for k, v in vars(counts).items() if v}, start=at)
-    write_journal(filled, start, cuts, until, calls=False)
+    for _, objs, _ in journal_rows(filled, start, cuts, until, calls=False):
+        StateChange.objects.bulk_create(objs, batch_size=BATCH)
 
 
 def day_known(day, start: datetime, end: datetime) -> bool:
@@ -354,16 +379,32 @@ def day_known(day, start: datetime, end: datetime) -> bool:
     return FloorSlot.objects.filter(start__gte=start, start__lt=end).exists()
 
 
+def day_rows(filled: Filled, start: datetime, until: datetime, cuts: dict) -> list[tuple]:
+    """The day's journal, calls and QA records, in batches of `BATCH` rows to insert."""
+    rows = [*journal_rows(filled, start, cuts, until), *quality_rows(filled, until)]
+    return [
+        (model, objs[i : i + BATCH], ignore)
+        for model, objs, ignore in rows
+        for i in range(0, len(objs), BATCH)
+    ]
+
+
 @transaction.atomic
-def write_day(day, filled: Filled, start: datetime, until: datetime, cuts: dict):
+def insert(batch: tuple):
+    model, objs, ignore = batch
+    model.objects.bulk_create(objs, ignore_conflicts=ignore)
+
+
+@transaction.atomic
+def finish_day(day, filled: Filled):
+    """The slots (additions: written once, with the day marked done in the same
+    transaction)."""
     row = HistoryDay.objects.select_for_update().get(day=day)
     if row.done:  # another bridge (a failover) got there first
         filled.slots = {}
         return
     for at, counts in filled.slots.items():
         add_to_slot(FloorSlot, {k: v for k, v in vars(counts).items() if v}, start=at)
-    write_journal(filled, start, cuts, until)
-    write_quality(filled, until)
     row.done, row.filled_at = True, datetime.now(UTC)
     row.save(update_fields=["done", "filled_at"])
 
@@ -377,9 +418,9 @@ def write_past_day(day, filled: Filled, end: datetime):
     )
 
 
-def write_journal(filled: Filled, start: datetime, cuts: dict, until: datetime, calls=True):
+def journal_rows(filled: Filled, start: datetime, cuts: dict, until: datetime, calls=True):
     """Each agent's states before its first live one, and the day's calls, as the journal
-    keeps them (a state already there is not written again)."""
+    keeps them (a state already there is not written again; a call is keyed by its id)."""
     known = set(
         StateChange.objects.filter(
             since__gte=start - timedelta(days=1), since__lt=until
@@ -398,10 +439,11 @@ def write_journal(filled: Filled, start: datetime, cuts: dict, until: datetime, 
                 )
             )
             known.add((span.agent_id, span.since))
-    StateChange.objects.bulk_create(new, batch_size=2000)
+    yield StateChange, new, False
     if not calls:
         return
-    CallSeen.objects.bulk_create(
+    yield (
+        CallSeen,
         [
             CallSeen(
                 call_id=x.call_id,
@@ -417,16 +459,16 @@ def write_journal(filled: Filled, start: datetime, cuts: dict, until: datetime, 
             for x in filled.calls
             if x.started_at and x.started_at < until
         ],
-        batch_size=2000,
-        ignore_conflicts=True,
+        True,
     )
 
 
-def write_quality(filled: Filled, until: datetime):
+def quality_rows(filled: Filled, until: datetime):
     """The records a webhook would have brought, keyed by the service's ids (a webhook
     for the same record later changes nothing twice)."""
     ended = [x for x in filled.calls if x.ended_at and x.ended_at < until and x.outcome]
-    CompletedCall.objects.bulk_create(
+    yield (
+        CompletedCall,
         [
             CompletedCall(
                 call_id=x.call_id,
@@ -438,8 +480,7 @@ def write_quality(filled: Filled, until: datetime):
             )
             for x in ended
         ],
-        batch_size=2000,
-        ignore_conflicts=True,
+        True,
     )
     booked = [x for x in ended if x.outcome == "appointment_booked"]
     have = set(
@@ -447,7 +488,8 @@ def write_quality(filled: Filled, until: datetime):
             "call_id", flat=True
         )
     )
-    Appointment.objects.bulk_create(
+    yield (
+        Appointment,
         [
             Appointment(
                 appointment_id=DERIVED + x.call_id,
@@ -459,11 +501,11 @@ def write_quality(filled: Filled, until: datetime):
             for x in booked
             if x.call_id not in have
         ],
-        batch_size=2000,
-        ignore_conflicts=True,
+        True,
     )
     records = filled.records
-    Scorecard.objects.bulk_create(
+    yield (
+        Scorecard,
         [
             Scorecard(
                 scorecard_id=x.id,
@@ -478,10 +520,10 @@ def write_quality(filled: Filled, until: datetime):
             for x in records.get("scorecards", [])
             if x.scored_at
         ],
-        batch_size=2000,
-        ignore_conflicts=True,
+        True,
     )
-    ComplianceResult.objects.bulk_create(
+    yield (
+        ComplianceResult,
         [
             ComplianceResult(
                 check_id=x.id,
@@ -494,10 +536,10 @@ def write_quality(filled: Filled, until: datetime):
             for x in records.get("checks", [])
             if x.checked_at
         ],
-        batch_size=2000,
-        ignore_conflicts=True,
+        True,
     )
-    CoachingAlert.objects.bulk_create(
+    yield (
+        CoachingAlert,
         [
             CoachingAlert(
                 alert_id=x.id,
@@ -511,6 +553,5 @@ def write_quality(filled: Filled, until: datetime):
             for x, at in records.get("alerts", [])
             if at
         ],
-        batch_size=2000,
-        ignore_conflicts=True,
+        True,
     )

@@ -46,11 +46,14 @@ from dashboard.reports.recorder import Recorder
 from dashboard.reports.refresher import Refresher
 from dashboard.shared import metrics, summaries
 from dashboard.shared.cache_keys import SNAPSHOT_KEY
+from dashboard.upstream import history
+from dashboard.upstream.errors import NotOffered
 from dashboard.upstream.realtime import Bridge
 from dashboard.upstream.rest import from_settings
 from dashboard.wallboard import panels
 
 log = logging.getLogger("dashboard.live.bridge")
+DAY_AHEAD = timedelta(hours=26)  # the day's calls: to past its end, whatever the clocks say
 
 
 def socket_url(base_url: str) -> str:
@@ -87,10 +90,15 @@ class Sinks:
 
 
 def day_calls(rest):
-    """The recorder's way to the service's calls of the day, to fill gaps with."""
+    """The recorder's way to the service's calls of the day, to fill gaps with: the paged
+    history (complete, a few requests); a service without it: the capped list and each
+    agent's own (a request per agent, on the event loop that carries the live feed)."""
 
     async def list_calls(since, agent_ids):
-        return await rest.day_calls(since=since, agent_ids=agent_ids)
+        try:
+            return await history.all_calls(rest, since, since + DAY_AHEAD), None
+        except NotOffered:
+            return await rest.day_calls(since=since, agent_ids=agent_ids)
 
     return list_calls
 

@@ -45,6 +45,10 @@ class Recorder:
         self.restored = False
         self.failing: set[str] = set()
         self.arrived: list[dict] = []  # slots another writer stored (the history), to take in
+        # Held while the day's calls are compared with what was counted (the gap fill here,
+        # the history's count in the backfill): two at once would each miss what the other
+        # adds, and count it again.
+        self.counting = asyncio.Lock()
 
     async def run(self, stop: asyncio.Event):
         while True:  # one last pass after `stop`: what grew since the last one is written
@@ -92,9 +96,13 @@ class Recorder:
         snapshots = self.state.snapshots
         if self.list_calls is None or not self.restored or snapshots == self.filled_after:
             return
-        since = self.state.start_of_day(datetime.now(UTC)).astimezone(UTC)
-        calls, partial_before = await self.list_calls(since, list(self.state.agents))
-        self.state.fill(calls, datetime.now(UTC), partial_before)
+        if self.counting.locked():
+            return  # the history is being counted: the next pass
+        async with self.counting:
+            since = self.state.start_of_day(datetime.now(UTC)).astimezone(UTC)
+            calls, partial_before = await self.list_calls(since, list(self.state.agents))
+            self.take_arrived()
+            self.state.fill(calls, datetime.now(UTC), partial_before)
         self.filled_after = snapshots
 
     async def load_last_week(self):

@@ -81,6 +81,11 @@ ALERT_TRANSITIONS = Counter(
 ALERT_DELIVERIES = Counter(
     "dashboard_alert_deliveries", "Attempts to post an alert to the chat webhook", ["result"]
 )
+BACKFILL_PROGRESS = Gauge(
+    "dashboard_backfill_progress_ratio",
+    "Share of today read from the service's history (1: filled, or nothing to fill)",
+    multiprocess_mode="livemax",
+)
 STORE_ERRORS = Counter(
     "dashboard_store_errors", "Errors of the database or Redis, where they were met", ["store"]
 )
@@ -188,6 +193,11 @@ def alerts_evaluated(transitions):
     ALERT_EVALUATIONS.inc()
     for t in transitions:
         ALERT_TRANSITIONS.labels(t.kind).inc()
+
+
+def backfill_progress(pct: int | None):
+    """The backfill's progress in whole percent; None: done."""
+    BACKFILL_PROGRESS.set(1.0 if pct is None else pct / 100)
 
 
 def store_error(error: BaseException):

@@ -103,6 +103,21 @@ async def states_page(
     return await asyncio.to_thread(_page, body, parse_span, "nextCursor")
 
 
+async def all_calls(
+    rest: RestClient, since: datetime, until: datetime, pause_s: float = 0.1
+) -> list[c.Call]:
+    """Every call started in [since, until), page by page with a pause between pages: one
+    request per 1,000 calls, where the capped list (contract 5) needs one per agent."""
+    rows, cursor = [], None
+    while True:
+        got = await calls_page(rest, since=since, until=until, cursor=cursor)
+        rows += got.rows
+        cursor = got.next_cursor
+        if not cursor:
+            return rows
+        await asyncio.sleep(pause_s)
+
+
 def parse_alert_row(d) -> tuple[c.CoachingAlert, datetime | None]:
     """A coaching alert of the list and when it was raised (`created_at`)."""
     return c.parse_alert(d), timestamp(obj(d, "coaching alert"), "created_at", optional=True)

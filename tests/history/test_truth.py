@@ -6,13 +6,17 @@ import re
 from datetime import UTC, datetime
 from html import unescape
 
+import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from dashboard.testing.live_view import LiveSocket, current_kpis
 from dashboard.testing.processes import free_port, wait_until
 from dashboard.testing.servers import WEBHOOK_SECRET, start_dashboard
 
 FILLING = "filling today from the service"
+TOKEN = "metrics-token-for-tests"
+PROGRESS = "dashboard_backfill_progress_ratio"
 
 
 def late_morning() -> str:
@@ -44,7 +48,7 @@ def floor(sim_factory, tmp_path):
         "--webhook-secret",
         WEBHOOK_SECRET,
     )
-    env = {"TIME_ZONE": ZONE, "UPSTREAM_REFRESH_INTERVAL_S": "2"}
+    env = {"TIME_ZONE": ZONE, "UPSTREAM_REFRESH_INTERVAL_S": "2", "METRICS_TOKEN": TOKEN}
     servers = []
 
     def start():
@@ -221,3 +225,26 @@ def test_figures_being_filled_say_so_instead_of_a_wrong_number(floor):
     assert 0 <= int(said.group(1)) < 100
     kpis = wait_until(lambda: "Completed" in (k := current_kpis(server, client)) and k, 180, "done")
     assert int(kpis["Completed"]) > 20
+
+
+def progress(server) -> float:
+    """The backfill's progress as a Prometheus scrape of /metrics reads it."""
+    r = httpx.get(f"{server.url}/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
+    assert r.status_code == 200
+    found = [
+        s.value
+        for family in text_string_to_metric_families(r.text)
+        for s in family.samples
+        if s.name == PROGRESS
+    ]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_the_metrics_follow_the_fill_from_part_way_to_done(floor):
+    sim, start = floor
+    sim.control("rest-delay", seconds=2.5, for_s=120)  # a slow service: the fill takes a while
+    server = start()
+    part = wait_until(lambda: 0 < (p := progress(server)) < 1 and p, 60, "the fill part way")
+    wait_until(lambda: progress(server) == 1, 180, "the fill done")
+    assert 0 < part < 1
