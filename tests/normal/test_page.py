@@ -9,6 +9,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from dashboard.alerts.engine import RAISED, Engine, Floor, RuleSpec
+from dashboard.alerts.models import ALARM, WARN, Metric
+from dashboard.live.state import LiveState
+from dashboard.normal.outside import outside_normal
 from dashboard.reports.models import CampaignSlot, FloorSlot
 
 
@@ -127,3 +131,30 @@ def test_too_short_a_history_says_so(zone, bob, client_for):
     assert "No forecast yet: the normal rests on 2 same weekday(s), 3 are needed." in html
     assert "no normal yet" in html  # in the band column
     assert "Nothing outside its normal band today." in html
+
+
+def test_a_figure_outside_its_band_raises_an_outside_normal_alert_once_held(zone, db):
+    for weeks in (1, 2, 3, 4):
+        day(zone, weeks)
+    day(zone, 0, until=now_hour(zone), shape=lambda hour: slot(80, sl=(12, 20)))
+    figures = outside_normal()  # what the bridge hands the alert rules
+    # Offered: 80 against a band of 40 ± the square root of 40 (wider than 2 × 1.4826 ×
+    # the MAD of 38, 39, 41, 42): 33.7 calls beyond it, 84.2% of the median.
+    assert figures["offered"] == ("Calls offered against its normal", 84.2)
+    assert figures["aht"] == ("Average handle time against its normal", 0.0)
+    rule = RuleSpec(1, "Outside normal", Metric.OUTSIDE_NORMAL, warn=1, alarm=50, hold_s=60)
+    engine = Engine([rule])
+    floor = Floor(LiveState(ZoneInfo("UTC")), outside={"normal": figures})
+    now = datetime.now(UTC)
+    assert engine.evaluate(floor, now) == []  # not held long enough yet
+    raised = {t.subject: t for t in engine.evaluate(floor, now + timedelta(seconds=61))}
+    assert "normal:aht" not in raised and "normal:occupancy" not in raised
+    offered = raised["normal:offered"]
+    assert (offered.kind, offered.level, offered.value, offered.url) == (
+        RAISED,
+        ALARM,
+        84.2,
+        "/normal/",
+    )
+    assert raised["normal:service_level"].level == WARN  # 60% against 85–95%: 27.8%
+    assert raised["normal:service_level"].value == pytest.approx(100 * 25 / 90, abs=0.1)
