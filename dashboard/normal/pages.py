@@ -4,7 +4,7 @@ normal for the last whole slot with its explanation, and what changed."""
 from datetime import UTC, datetime
 
 from dashboard.live.state import slot_of
-from dashboard.shared.charts import zone
+from dashboard.shared.charts import chart, zone
 
 from .changes import what_changed
 from .floor import FIGURES, day_normal, forecast
@@ -83,7 +83,27 @@ def normal_context(now: datetime | None = None) -> dict:
         "forecast": fc,
         "forecast_sentence": forecast_sentence(fc),
         "changes": changes,
+        "charts": {"chart-normal": offered_chart(normal, fc)},
     }
+
+
+def offered_chart(normal, fc) -> dict:
+    """Calls offered per 15 minutes today, the normal's median and band (dashed), and the
+    forecast for the slots still to come."""
+    offered = [normal.value("offered", at) for at in normal.slots]
+    their = [normal.normal("offered", at) for at in normal.slots]
+    weeks = f"{fc.weeks} same weekdays"
+    series = [{"label": "Offered today", "scale": "calls", "kind": "bars", "values": offered}]
+    for label, values in (
+        (f"Normal (median of {weeks})", [n.median for n in their]),
+        ("Normal band, low", [n.low for n in their]),
+        ("Normal band, high", [n.high for n in their]),
+    ):
+        series.append({"label": label, "scale": "calls", "values": values, "dash": True, "like": 0})
+    if fc.ready:
+        rest = [round(fc.rest[at], 1) if at in fc.rest else None for at in normal.slots]
+        series.append({"label": "Forecast", "scale": "calls", "values": rest})
+    return chart(normal.slots, series, 15 * 60)
 
 
 BY_KEY_UNIT = {f.key: f.unit for f in FIGURES}

@@ -3,6 +3,8 @@ past weeks: a normal day reports nothing, a queue surge and a team pausing are r
 at the slot they began with the right cause first, too short a history says so, and the
 forecast scales the rest of the day by how today has run."""
 
+import json
+import re
 from datetime import UTC, datetime, timedelta
 from html import unescape
 from zoneinfo import ZoneInfo
@@ -79,6 +81,14 @@ def test_a_normal_day_reports_nothing_and_forecasts_the_normal(zone, bob, client
     assert "from 4 same weekdays" in html
     assert "Median of 4 same weekdays at this time" in html
     assert "(normal 3,840," in html  # 96 slots of the median of 38, 42, 41 and 39
+    # The chart: today's bars against the median, the band and the forecast.
+    data = json.loads(re.search(r'<script id="chart-normal" [^>]*>(.*?)</script>', html)[1])
+    series = {s["label"]: s["values"] for s in data["series"]}
+    assert len(data["x"]) == 96 and set(series["Normal (median of 4 same weekdays)"]) == {40}
+    assert {round(v, 1) for v in series["Normal band, low"]} == {33.7}  # 40 - √40
+    assert series["Offered today"][0] == 40 and series["Offered today"][-1] is None
+    forecast = [v for v in series["Forecast"] if v is not None]
+    assert forecast and set(forecast) == {40}  # today on normal: the normal
 
 
 def test_a_queue_surge_is_reported_with_offered_first(zone, bob, client_for):
