@@ -8,6 +8,7 @@ from html import unescape
 
 import pytest
 
+from dashboard.testing.browsers import screenshot, sign_in
 from dashboard.testing.processes import wait_until
 from dashboard.testing.servers import start_dashboard
 
@@ -44,10 +45,10 @@ def normal_page(server, client) -> str:
     return unescape(" ".join(client.get(f"{server.url}/normal/").text.split()))
 
 
-def test_five_weeks_of_history_give_a_normal_of_four_weekdays(dashboard_on):
+def test_five_weeks_of_history_give_a_normal_of_four_weekdays(dashboard_on, page):
     server, client = dashboard_on(35)
-    page = wait_until(
-        lambda: (html := normal_page(server, client)) and "from 4 same weekdays" in html and html,
+    html = wait_until(
+        lambda: (got := normal_page(server, client)) and "from 4 same weekdays" in got and got,
         120,
         lambda: normal_page(server, client)[:2000],
     )
@@ -55,19 +56,28 @@ def test_five_weeks_of_history_give_a_normal_of_four_weekdays(dashboard_on):
     said = re.search(
         r"([\d,]+) offered by \d\d:\d\d, (on normal|\d+% (above|below) normal); "
         r"([\d,]+) expected by the end of the day \(normal ([\d,]+), from 4 same weekdays\)",
-        page,
+        html,
     )
-    assert said, page
+    assert said, html
     offered, expected, normal = (int(said.group(n).replace(",", "")) for n in (1, 4, 5))
     assert offered > 20 and expected >= offered and normal > offered
-    assert "Median of 4 same weekdays at this time" in page
-    table = page.split('id="normal"')[1].split("</table>")[0]
+    assert "Median of 4 same weekdays at this time" in html
+    table = html.split('id="normal"')[1].split("</table>")[0]
     for figure in ("Calls offered", "Calls completed", "Occupancy"):
         row = table.split(f'<th scope="row">{figure}</th>')[1].split("</tr>")[0]
         assert re.search(r"<td>[\d,:%]+ – [\d,:%]+</td>", row), row  # a band
     # The history carries no waits: service level has no normal, and says so.
     row = table.split('<th scope="row">Service level</th>')[1].split("</tr>")[0]
     assert "<td>no normal yet</td>" in row and "No normal yet: 0 of the 3" in row
+    # In Chromium: the chart draws (uPlot's canvas), with no script error.
+    errors = []
+    page.on("pageerror", lambda error: errors.append(error))
+    sign_in(page, server, "bob")
+    page.goto(f"{server.url}/normal/")
+    page.wait_for_selector(".chart[data-source=chart-normal] canvas")
+    assert page.locator(".chart .u-legend").inner_text().count("Normal") == 3
+    screenshot(page, "normal-today")
+    assert errors == []
 
 
 def test_ten_days_of_history_say_there_is_no_normal_yet(dashboard_on):
