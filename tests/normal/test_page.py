@@ -80,6 +80,7 @@ def test_a_normal_day_reports_nothing_and_forecasts_the_normal(zone, bob, client
     assert "offered by" in html and ", on normal; 3,840 expected by the end of the day" in html
     assert "from 4 same weekdays" in html
     assert "Median of 4 same weekdays at this time" in html
+    assert '<a href="/normal/" aria-current="page">Normal</a>' in html  # in the navigation
     assert "(normal 3,840," in html  # 96 slots of the median of 38, 42, 41 and 39
     # The chart: today's bars against the median, the band and the forecast.
     data = json.loads(re.search(r'<script id="chart-normal" [^>]*>(.*?)</script>', html)[1])
