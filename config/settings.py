@@ -152,6 +152,7 @@ INSTALLED_APPS = [
     "dashboard.replay",
     "dashboard.interventions",
     "dashboard.inbound",
+    "dashboard.normal",
     "dashboard.main",
     "dashboard.simulator",
     "dashboard.shared",  # its template tag library: the links to the agent and call pages

@@ -41,4 +41,5 @@ urlpatterns = [
     path("", include("dashboard.drilldown.urls")),
     path("", include("dashboard.replay.urls")),
     path("", include("dashboard.inbound.urls")),
+    path("", include("dashboard.normal.urls")),
 ]

@@ -35,6 +35,7 @@ PRODUCT = (
     "replay",
     "interventions",
     "inbound",
+    "normal",
 )
 PEERS = {"quality", "reports", "wallboard"}
 MAY_IMPORT = {
@@ -48,6 +49,7 @@ MAY_IMPORT = {
     "replay": {"shared", "upstream", "accounts", "live"},
     "interventions": {"shared", "upstream", "accounts", "live"},
     "inbound": {"shared", "upstream", "accounts", "live"},
+    "normal": {"shared", "upstream", "accounts", "live", "reports"},
     "config": {*PRODUCT},
     "main": {*PRODUCT, "config"},
     "simulator": set(),

@@ -17,6 +17,7 @@ NAVIGATION = [
     ("Wallboards", "/wallboards/", MANAGER),
     ("Queues", "/queues/", SUPERVISOR),
     ("Voicemail", "/voicemail/", SUPERVISOR),
+    ("Normal", "/normal/", SUPERVISOR),
 ]
 
 

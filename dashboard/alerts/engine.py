@@ -295,6 +295,9 @@ def readings(rule: RuleSpec, floor: Floor, now: datetime) -> list[Reading]:
             age = part["oldest_min"] * 60
             page = url("voicemail")
             out.append(Reading("voicemail", "voicemail", age, 0.0, page, dom.VOICEMAIL_TILE))
+    elif metric == Metric.OUTSIDE_NORMAL:
+        for key, (label, beyond) in (floor.outside.get("normal") or {}).items():
+            out.append(Reading(f"normal:{key}", label, beyond, 0.0, url("normal")))
     elif metric == Metric.PENDING_LEADS:
         for campaign_id, (name, pending) in (floor.outside.get("leads") or {}).items():
             if scope == CAMPAIGN and not matches(wanted, campaign_id, name):

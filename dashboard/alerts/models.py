@@ -27,6 +27,8 @@ class Metric:
     # The inbound side (dashboard/inbound/): read from the live feed's "inbound" figures
     CLOSED_CALLS = "queue_closed_calls"
     VOICEMAIL_AGE = "voicemail_age"
+    # The floor's normal (dashboard/normal/), handed in by the composition root
+    OUTSIDE_NORMAL = "outside_normal"
 
 
 ALL, QUEUE, TEAM, CAMPAIGN = "all", "queue", "team", "campaign"
@@ -71,6 +73,13 @@ METRICS = {
         "queue",
     ),
     Metric.VOICEMAIL_AGE: ("Oldest voicemail not handled", "s", False, (ALL,), "floor"),
+    Metric.OUTSIDE_NORMAL: (
+        "A floor figure outside its normal band (% of its median beyond the band)",
+        "%",
+        False,
+        (ALL,),
+        "figure",
+    ),
 }
 AGENT_STATES = {Metric.RINGING: "ringing", Metric.WRAP_UP: "wrap_up", Metric.PAUSED: "paused"}
 

@@ -17,8 +17,9 @@ What it fills: today's 15-minute slots (calls, completions, handle time, busy an
 available time: service level needs waits the history does not carry), each agent's
 journal of states and calls, the QA, compliance and coaching tables, the completed calls
 and their appointments (derived from the calls' outcomes: the service lists none), and
-last week's slots for the comparisons. A call the dashboard saw live, through a webhook
-and in the history is one row: every table is keyed by the service's ids.
+the same weekday of the last four weeks' slots for the comparisons and the normal. A call
+the dashboard saw live, through a webhook and in the history is one row: every table is
+keyed by the service's ids.
 """
 
 import asyncio
@@ -68,6 +69,7 @@ RETRY_S = 10.0
 BATCH = 2000  # rows per insert, each in a transaction of its own (SQLite: one writer at a time)
 WRITE_PAUSE_S = 0.02  # between two of them: the live writers' turn
 CALL_MARGIN = timedelta(hours=2)  # a call ended today may have started before midnight
+PAST_WEEKS = 4  # same weekdays kept for the normal (docs/metrics.md)
 DERIVED = "call:"  # an appointment known from its call's outcome, before any webhook
 
 
@@ -221,26 +223,28 @@ class Backfill:
         log.info("the states of %d agents while no dashboard followed filled", len(lasts))
 
     async def fill_last_week(self):
-        """The same weekday last week, when the dashboard stored none of it."""
+        """The same weekday of each of the last `PAST_WEEKS` weeks, nearest first, when the
+        dashboard stored none of it: last week's for the comparisons, all of them for the
+        floor's normal (dashboard/normal/)."""
         today = self.state.day.date
         if today is None or today == self.last_week_done:
             return
-        day = today - timedelta(days=7)
-        start = day_start(day, self.state.tz)
-        end = day_start(day + timedelta(days=1), self.state.tz)
-        if await in_thread(day_known)(day, start, end):
-            self.last_week_done = today
-            return
-        filled = Filled()
-        filled.calls = await self.read(h.calls_page, start - CALL_MARGIN, end, None, 0)
-        filled.spans = await self.read(h.states_page, start, end, None, 0)
-        await in_thread(count_calls)(filled, start, end, set(), set(), {})
-        await in_thread(count_states)(filled, start, end, {})
-        await in_thread(write_past_day)(day, filled, end)
-        self.recorder.add_stored({}, last_week=True)
+        for weeks in range(1, PAST_WEEKS + 1):
+            day = today - timedelta(days=7 * weeks)
+            start = day_start(day, self.state.tz)
+            end = day_start(day + timedelta(days=1), self.state.tz)
+            if await in_thread(day_known)(day, start, end):
+                continue
+            filled = Filled()
+            filled.calls = await self.read(h.calls_page, start - CALL_MARGIN, end, None, 0)
+            filled.spans = await self.read(h.states_page, start, end, None, 0)
+            await in_thread(count_calls)(filled, start, end, set(), set(), {})
+            await in_thread(count_states)(filled, start, end, {})
+            await in_thread(write_past_day)(day, filled, end)
+            self.recorder.add_stored({}, last_week=weeks == 1)
+            await self.filled()
+            log.info("the past %s filled from the service's history", f"{day:%a %d %b}")
         self.last_week_done = today
-        await self.filled()
-        log.info("last week's %s filled from the service's history", f"{day:%a %d %b}")
 
     async def filled(self):
         """The day's records are in: the recorder takes the slots in on its next pass."""

@@ -34,6 +34,7 @@ from dashboard.live.feed import LiveFeed
 from dashboard.live.leader import only_when_leading
 from dashboard.live.state import LiveState
 from dashboard.main.backfill import Backfill
+from dashboard.normal.outside import outside_normal
 from dashboard.quality.metrics import today_figures
 from dashboard.quality.models import Delivery
 from dashboard.quality.processing import run_processor
@@ -120,14 +121,15 @@ async def history_filled(feed: LiveFeed):
 def alert_figures() -> dict:
     """What the alert rules read from outside the live state (in a thread, every few
     seconds): the service's webhook deliveries that failed in the last 15 minutes, and each
-    campaign's pending leads as last pulled."""
+    campaign's pending leads as last pulled, and how far each floor figure of the last
+    whole 15 minutes is outside its normal band."""
     since = timezone.now() - timedelta(minutes=15)
     failing = Delivery.objects.filter(
         status__in=(Delivery.FAILED, Delivery.MALFORMED), received_at__gte=since
     ).count()
     names = {x.id: x.name for x in summaries.load("campaigns")["data"] or []}
     leads = {cid: (names.get(cid, cid), row["pending"]) for cid, row in queue_rows().items()}
-    return {"webhooks_failing": failing, "leads": leads}
+    return {"webhooks_failing": failing, "leads": leads, "normal": outside_normal()}
 
 
 async def run_bridge(stop: asyncio.Event):

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class NormalConfig(AppConfig):
+    name = "dashboard.normal"
+    label = "normal"

@@ -1,0 +1,130 @@
+"""What changed: each whole 15-minute slot of today where a figure left its normal band,
+newest first, with its causes decomposed from what the figure is made of and ranked by
+their share of the change. Nothing is reported without a band (three weeks or more) or
+without its numbers.
+
+The decomposition is multiplicative, on logarithms, so the shares add up: the inbound
+pressure behind a service level is offered × handle time ÷ agents' time signed in, so
+log(pressure ÷ its normal) is the sum of each part's log(value ÷ its normal); occupancy is
+busy ÷ (busy + available) time; calls offered split by campaign (dials above or below each
+campaign's own normal)."""
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.urls import reverse
+
+from dashboard.live.state import slot_of
+
+from .floor import FIGURES, DayNormal
+
+
+@dataclass
+class Cause:
+    text: str
+    share_pct: int
+    link: str = ""
+
+
+@dataclass
+class Change:
+    at: datetime
+    key: str
+    label: str
+    value: float
+    normal: object
+    direction: int  # 1 above its band, -1 below
+    causes: list[Cause] = field(default_factory=list)
+
+
+def _ratio(normal: DayNormal, key: str, at: datetime) -> float | None:
+    value, mid = normal.value(key, at), normal.normal(key, at).median
+    if value is None or not mid or value <= 0:
+        return None
+    return value / mid
+
+
+def _shares(parts: list[tuple[str, float | None, str, int]], sign: int) -> list[Cause]:
+    """Parts as (text, value ÷ normal, link, exponent); each one's log term that pushes the
+    same way as the change, as a share of their sum, largest first."""
+    terms = []
+    for text, ratio, link, power in parts:
+        if ratio is None:
+            continue
+        term = power * math.log(ratio)
+        if term * sign > 0:
+            terms.append((text, term, link))
+    total = sum(t for _, t, _ in terms)
+    causes = [Cause(text, round(100 * t / total), link) for text, t, link in terms if total]
+    return sorted(causes, key=lambda c: -c.share_pct)
+
+
+def _pct_off(ratio: float) -> str:
+    off = round(100 * (ratio - 1))
+    return f"{abs(off)}% {'above' if off > 0 else 'below'} normal"
+
+
+def _causes(normal: DayNormal, key: str, at: datetime, direction: int) -> list[Cause]:
+    r = {k: _ratio(normal, k, at) for k in ("offered", "aht", "staffed", "busy", "available")}
+
+    def part(k, text, power, link=""):
+        return (f"{text} {_pct_off(r[k])}" if r[k] else text, r[k], link, power)
+
+    if key == "service_level":  # more pressure, lower service level
+        parts = [
+            part("offered", "calls offered", 1),
+            part("aht", "average handle time", 1),
+            part("staffed", "agents' time signed in", -1),
+        ]
+        return _shares(parts, -direction)
+    if key == "occupancy":
+        return _shares(
+            [part("busy", "agents' busy time", 1), part("available", "available time", -1)],
+            direction,
+        )
+    if key in ("offered", "completed"):
+        parts = []
+        for campaign, slots in normal.campaigns.items():
+            dialed, their = slots[at]
+            if dialed and their.median:
+                parts.append(
+                    (
+                        f"campaign {campaign}: {dialed} dialed against a normal {their.median:g}",
+                        dialed / their.median,
+                        reverse("campaign", args=[campaign]),
+                        1,
+                    )
+                )
+        return _shares(parts, direction)
+    return []
+
+
+def what_changed(normal: DayNormal, now: datetime) -> list[Change]:
+    """Each figure's moves out of its band over today's whole slots, newest first."""
+    current = slot_of(now)
+    found = []
+    for fig in FIGURES:
+        if not fig.shown:
+            continue
+        was = 0
+        for at in normal.slots:
+            if at >= current:
+                break
+            their = normal.normal(fig.key, at)
+            value = normal.value(fig.key, at)
+            side = their.outside(value)
+            if side and side != was:
+                found.append(
+                    Change(
+                        at,
+                        fig.key,
+                        fig.label,
+                        value,
+                        their,
+                        side,
+                        _causes(normal, fig.key, at, side),
+                    )
+                )
+            was = side
+    return sorted(found, key=lambda c: (c.at, c.key), reverse=True)
