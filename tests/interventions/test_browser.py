@@ -133,6 +133,7 @@ def test_a_coaching_alert_on_a_live_call_offers_listen_and_whisper(served, page)
     sim.control("end-call", call_id=call_id)
 
 
+@pytest.mark.timeout(240)  # alone, it starts the module's tenant and dashboard too
 def test_a_coaching_alert_on_a_live_call_offers_listen_and_whisper_in_the_tray(
     served, page, page_errors
 ):
