@@ -116,7 +116,7 @@ def test_a_coaching_alert_on_a_live_call_offers_listen_and_whisper(served, page)
     sim.control("coaching-alert-on-call", call_id=call_id)
     sign_in(page, server, "mia")
     page.goto(f"{server.url}/coaching/")
-    offer = page.locator(f"button.act[data-call='{call_id}']")
+    offer = page.locator(f"#main button.act[data-call='{call_id}']")  # the tray has its own
     offer.wait_for()
     offer.focus()
     page.keyboard.press("Enter")
