@@ -4,7 +4,15 @@ from django.contrib.auth.backends import ModelBackend
 
 from .roles import MANAGER, has_role
 
-MANAGED_APPS = {"accounts", "alerts", "axes", "live", "quality", "wallboard"}  # axes: lockouts
+MANAGED_APPS = {
+    "accounts",
+    "alerts",
+    "axes",
+    "live",
+    "quality",
+    "wallboard",
+    "interventions",
+}  # axes: lockouts
 
 
 class ManagerPermissionBackend(ModelBackend):

@@ -4,7 +4,7 @@ shows: the person's teams (a page showing other teams passes its own `alert_team
 from dashboard.accounts.models import teams_of
 from dashboard.accounts.roles import RANK, SUPERVISOR, user_role
 
-from . import tray
+from . import offers, tray
 
 
 def alert_tray(request):
@@ -13,7 +13,7 @@ def alert_tray(request):
     if role is None:
         return {}
     try:
-        html = tray.current()
+        html = tray.current() + offers.current()
     except Exception:  # the tray never takes a page down with it
         html = '<div id="alert-tray" class="alert-tray" data-count="0" data-alarms="0"></div>'
     return {

@@ -16,3 +16,6 @@ class InterventionAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # the retention purge removes rows, nobody else

@@ -1,8 +1,8 @@
 """The dashboard's background work: the live bridge to the service, its feed, the
 summaries refresher, the intraday recorder, the floor replay's recorder and its purge, the
 processing of stored webhook deliveries, the drill-down's journal and its daily purge, the
-alert engine and its chat webhook, wired together here (each is handed what the others
-give it).
+alert engine and its chat webhook, the tray's offers on coaching alerts' live calls,
+wired together here (each is handed what the others give it).
 
 `run_bridge` is what `manage.py bridge` runs on its own (production) and what `manage.py
 serve` runs beside Daphne on the same event loop (one machine: Daphne has no lifespan and
@@ -34,6 +34,7 @@ from dashboard.live.feed import LiveFeed
 from dashboard.live.leader import only_when_leading
 from dashboard.live.state import LiveState
 from dashboard.main.backfill import Backfill
+from dashboard.main.coaching_offers import CoachingOffers
 from dashboard.normal.outside import outside_normal
 from dashboard.quality.metrics import today_figures
 from dashboard.quality.models import Delivery
@@ -165,7 +166,8 @@ async def run_bridge(stop: asyncio.Event):
             on_progress=lambda pct: feed.set_figures({"filling_pct": pct}),
             on_filled=lambda: history_filled(feed),  # a coroutine
         )
-        sinks = Sinks(feed, journal, watch, *recorders, backfill)
+        offers = CoachingOffers()  # the tray's listen and whisper on coaching alerts' calls
+        sinks = Sinks(feed, journal, watch, *recorders, backfill, offers)
         board = InboundBoard(rest, state, on_board=board_changed, on_figures=feed.set_figures)
         bridge = Bridge(
             socket_url(settings.UPSTREAM_BASE_URL),
@@ -186,6 +188,7 @@ async def run_bridge(stop: asyncio.Event):
             watch.run(stop),
             notifier.run(stop),
             board.run(stop),
+            offers.run(stop),
             *replay,
         )
 

@@ -2,7 +2,8 @@
 each zlib-compressed. Times are whole microseconds since the epoch, so a replayed time
 equals the live one exactly (floats would not).
 
-A state keeps what the live view and its KPIs are computed from: agents, calls, queues,
+A state keeps what the live view and its KPIs are computed from: agents, calls (and who
+monitors them), queues,
 today's totals and 15-minute slots, last week's slots and where the figures came from. It
 leaves out the ids of calls counted today (`seen_started`, `seen_ended`: up to a million
 ids by evening), which only the service's call list is checked against, never a replay.
@@ -53,7 +54,17 @@ def event_row(event: c.Event) -> list:
         return [*head, "u", b.call_id, b.state, b.agent_id]
     if isinstance(b, c.CallEnded):
         return [*head, "e", b.call_id, us(b.ended_at), b.outcome, b.duration_s]
+    if isinstance(b, c.CallMonitor):
+        return [*head, "m", *monitor_row(b)]
     return [*head, "q", b.queue_id, b.name, b.waiting, b.longest_wait_s, b.agents_available]
+
+
+def monitor_row(m: c.CallMonitor) -> list:
+    return [m.call_id, m.session_id, m.supervisor_id, m.supervisor_name, m.mode, m.state, us(m.at)]
+
+
+def monitor_of(r: list) -> c.CallMonitor:
+    return c.CallMonitor(*r[:6], at(r[6]))
 
 
 def event_of(row: list) -> c.Event:
@@ -68,6 +79,8 @@ def event_of(row: list) -> c.Event:
         body, name = c.CallUpdated(*f), "call.updated"
     elif kind == "e":
         body, name = c.CallEnded(f[0], at(f[1]), f[2], f[3]), "call.ended"
+    elif kind == "m":
+        body, name = monitor_of(f), "call.monitor"
     else:
         body, name = c.QueueStats(*f), "queue.stats"
     return c.Event(name, "", seq, at(emitted), body)
@@ -94,6 +107,9 @@ def copy_state(state: LiveState) -> LiveState:
     out.origin = replace(state.origin)
     out.snapshots, out.last_event_at = state.snapshots, state.last_event_at
     out.last_week = dict(state.last_week)
+    # a call's sessions are changed in place: each call's dict is copied
+    out.monitors = {k: dict(v) for k, v in state.monitors.items()}
+    out.monitor_started = dict(state.monitor_started)
     return out
 
 
@@ -135,6 +151,11 @@ def state_doc(s: LiveState) -> dict:
         ],
         "snapshots": s.snapshots,
         "last_event_at": us(s.last_event_at),
+        "monitors": [
+            [*monitor_row(m), us(s.monitor_started.get(m.session_id))]
+            for sessions in s.monitors.values()
+            for m in sessions.values()
+        ],
     }
 
 
@@ -150,4 +171,8 @@ def state_of(doc: dict, tz, service_level_s: int) -> LiveState:
     live_since, restored, filled, listed, partial = doc["origin"]
     s.origin = Origin(at(live_since), restored, filled, listed, at(partial))
     s.snapshots, s.last_event_at = doc["snapshots"], at(doc["last_event_at"])
+    for r in doc.get("monitors", ()):  # recorded before monitors were: none
+        m = monitor_of(r)
+        s.monitors.setdefault(m.call_id, {})[m.session_id] = m
+        s.monitor_started[m.session_id] = at(r[7]) or m.at
     return s

@@ -61,8 +61,6 @@ class Recorder:
         self._take_state(max(self.state.last_event_at or now(), now()))
 
     def event(self, event: c.Event):
-        if isinstance(event.body, c.CallMonitor):
-            return  # who is monitoring a call is not part of the floor replayed
         at = event.emitted_at
         if self.waiting >= self.limit:
             if self.lost_since is None:

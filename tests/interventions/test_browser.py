@@ -116,7 +116,7 @@ def test_a_coaching_alert_on_a_live_call_offers_listen_and_whisper(served, page)
     sim.control("coaching-alert-on-call", call_id=call_id)
     sign_in(page, server, "mia")
     page.goto(f"{server.url}/coaching/")
-    offer = page.locator(f"button.act[data-call='{call_id}']")
+    offer = page.locator(f"#main button.act[data-call='{call_id}']")  # the tray has its own
     offer.wait_for()
     offer.focus()
     page.keyboard.press("Enter")
@@ -130,4 +130,47 @@ def test_a_coaching_alert_on_a_live_call_offers_listen_and_whisper(served, page)
     page.wait_for_selector("#act-menu .act-out[data-ok=true]")
     [session] = sessions_on(sim, call_id)
     assert session["mode"] == "whisper"
+    sim.control("end-call", call_id=call_id)
+
+
+@pytest.mark.timeout(240)  # alone, it starts the module's tenant and dashboard too
+def test_a_coaching_alert_on_a_live_call_offers_listen_and_whisper_in_the_tray(
+    served, page, page_errors
+):
+    sim, server = served
+    call_id, _ = live_call(sim, server, 9)
+    sim.control("coaching-alert-on-call", call_id=call_id)
+    sign_in(page, server, "bob")
+    page.click("#alerts-menu summary")
+    offer = page.locator(f"#alert-offers button.act[data-call='{call_id}']")
+    offer.wait_for()  # shown: bob may act on this call's team
+    assert page.is_visible(f"#alert-offers li[data-call='{call_id}']")
+    offer.click()
+    page.wait_for_selector("#act-menu[open]")
+    assert page.is_visible("#act-menu button[value=listen]")
+    assert page.is_visible("#act-menu button[value=whisper]")
+    assert not page.is_visible("#act-menu button[value=barge]")
+    if page.is_visible("#act-dial-input"):
+        page.fill("#act-dial-input", "+447700900666")
+    page.click("#act-menu button[value=listen]")
+    page.wait_for_selector("#act-menu .act-out[data-ok=true]")
+    [session] = sessions_on(sim, call_id)
+    assert session["mode"] == "listen"
+    page.keyboard.press("Escape")
+
+    sim.control("end-call", call_id=call_id)  # the call ends: the offer goes with it
+    page.wait_for_selector(f"#alert-offers li[data-call='{call_id}']", state="detached")
+    assert page_errors == []
+
+
+def test_the_tray_offers_nothing_to_a_wallboard_viewer(served, page):
+    sim, server = served
+    call_id, _ = live_call(sim, server, 10)
+    sim.control("coaching-alert-on-call", call_id=call_id)
+    sign_in(page, server, "mia")
+    page.wait_for_selector(f"#alert-offers li[data-call='{call_id}']", state="attached")
+    viewer = page.context.browser.new_context().new_page()
+    sign_in(viewer, server, "wally")
+    viewer.wait_for_selector(f"#alert-offers li[data-call='{call_id}']", state="attached")
+    assert viewer.locator("#alert-offers .act:not([hidden])").count() == 0
     sim.control("end-call", call_id=call_id)

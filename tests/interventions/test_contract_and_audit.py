@@ -78,3 +78,26 @@ def test_the_audit_is_purged_with_the_drill_downs_data(settings):
     Intervention.objects.filter(pk=old.pk).update(at=timezone.now() - timedelta(days=31))
     assert purge()["interventions"] == 1
     assert list(Intervention.objects.values_list("pk", flat=True)) == [kept.pk]
+
+
+def test_the_admin_lists_the_audit_read_only_to_managers(alice, bob, client_for):
+    row = Intervention.objects.create(
+        by_name="ana",
+        action=Intervention.STATE,
+        agent_id="a42",
+        asked="paused: coaching",
+        outcome=Intervention.REFUSED,
+        http_status=409,
+        answer="The agent is busy",
+    )
+    client = client_for(alice)
+    listing = client.get("/admin/interventions/intervention/").content.decode()
+    for shown in ("ana", "Set agent state", "paused: coaching", "a42", "Refused"):
+        assert shown in listing, shown
+    found = client.get("/admin/interventions/intervention/?q=a42").content.decode()
+    assert f"/admin/interventions/intervention/{row.pk}/" in found
+    assert client.get("/admin/interventions/intervention/add/").status_code == 403
+    detail = client.get(f"/admin/interventions/intervention/{row.pk}/change/")
+    assert detail.status_code == 200 and 'name="_save"' not in detail.content.decode()
+    assert client.get(f"/admin/interventions/intervention/{row.pk}/delete/").status_code == 403
+    assert client_for(bob).get("/admin/interventions/intervention/").status_code in (302, 403)
