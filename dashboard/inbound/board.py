@@ -26,6 +26,8 @@ from django.db import transaction
 
 from dashboard.live.state import slot_of
 from dashboard.shared.aio import pause
+from dashboard.shared.cache_keys import QUEUE_SL_SLOTS_KEY
+from dashboard.shared.charts import week_before, zone
 from dashboard.shared.today import start_of_today
 from dashboard.upstream import contract as c
 from dashboard.upstream import inbound as up
@@ -83,11 +85,12 @@ def floor_figures(board: dict) -> dict:
     }
 
 
-def stored_day(day: datetime) -> dict:
-    """The day's slots as the database keeps them, in `Day`'s shape; each queue's counters
-    as last pulled are what its slots add up to."""
+def stored_day(day: datetime, until: datetime | None = None) -> dict:
+    """The day's slots (from `day`, before `until`) as the database keeps them, in `Day`'s
+    shape; each queue's counters as last pulled are what its slots add up to."""
     data = {"day": day.isoformat(), "last": {}, "slots": {}, "closed_calls": {}}
-    for row in QueueSlot.objects.filter(start__gte=day):
+    rows = QueueSlot.objects.filter(start__gte=day)
+    for row in rows.filter(start__lt=until) if until else rows:
         counters = [getattr(row, k) for k in COUNTERS]
         slots = data["slots"].setdefault(row.queue_id, {})
         slot = slots.setdefault(row.start.isoformat(), {"open": [0] * 5, "closed": [0] * 5})
@@ -95,6 +98,26 @@ def stored_day(day: datetime) -> dict:
         last = data["last"].get(row.queue_id, [0] * len(COUNTERS))
         data["last"][row.queue_id] = [a + b for a, b in zip(last, counters, strict=True)]
     return data
+
+
+def slot_levels(slots: dict) -> dict[str, float]:
+    """The floor's service level per slot start: the queues' own levels over their open
+    parts, weighted by the calls each was offered while open (as `floor_service_level`)."""
+    parts: dict[str, list] = {}
+    for by_start in slots.values():
+        for start, slot in by_start.items():
+            sl = service_level(*_sl_args(slot["open"]))
+            if sl is not None:
+                parts.setdefault(start, []).append({"sl_pct": sl, "sl_offered": slot["open"][0]})
+    levels = {start: floor_service_level(rows) for start, rows in parts.items()}
+    return {start: sl for start, sl in levels.items() if sl is not None}
+
+
+def chart_levels(day: datetime, slots: dict) -> dict:
+    """Today's per-slot floor service level and the same weekday last week's (stored)."""
+    week_from, week_to = week_before(day.astimezone(zone()).date())
+    before = stored_day(week_from, week_to)["slots"]
+    return {"today": slot_levels(slots), "last_week": slot_levels(before)}
 
 
 def store_grown(grown: list[tuple]):
@@ -343,6 +366,11 @@ class InboundBoard:
         if day.grown:
             await sync_to_async(store_grown)(day.grown)
         self.members = {a for q in queues for a in q.agent_ids}
+        if queues:
+            levels = await sync_to_async(chart_levels)(since, day.data["slots"])
+            await cache.aset(QUEUE_SL_SLOTS_KEY, levels, None)
+        elif "queues" in self.absent:  # the chart as without queues
+            await cache.aset(QUEUE_SL_SLOTS_KEY, None, None)
         self.last = (queues, pulled, by_schedule, messages, (q_note, s_note, v_note), day)
         await self.compose(*self.last)
 

@@ -170,10 +170,14 @@ FIGURES = {
     "chart_service": Figure(
         CHARTS,
         "Service level and AHT per 15 minutes",
-        "the live formulas of service level and AHT over the slot's counters; dashed: the "
-        "same weekday last week",
+        "service level: where the service has inbound queues, each queue's own service level "
+        "over the slot (its own target, open minutes only), weighted by the calls it was "
+        "offered while open, as the Service level tile; otherwise the live formula over the "
+        "slot's counters. AHT: the live formula over the slot's counters. Dashed: the same "
+        "weekday last week",
         "per 15 minutes, today",
-        "realtime events, kept in `FloorSlot`",
+        "`GET /inbound/queues/{id}/stats`, kept in `QueueSlot`; realtime events, kept in "
+        "`FloorSlot`",
     ),
     "progress": Figure(
         OUTBOUND,
