@@ -277,6 +277,8 @@ class InboundBoard:
         self.noticed = False  # a voicemail event came: read the service at once
         self.last: tuple | None = None  # the last pass's reads, for `compose`
         self.members: set[str] = set()  # the ring groups' agents
+        self.shown: tuple | None = None  # what the queues list last showed, and since when
+        self.changed_at: datetime | None = None
         self.closed_calls: dict[str, float] = {}  # queue id -> when a call last reached it closed
 
     def notice(self, event):
@@ -388,8 +390,12 @@ class InboundBoard:
             live = self.state.queues.get(queue.id)
             rows.append(queue_row(queue, figures, schedule, live, self.state.agents, day, now))
         names = {q.id: q.name for q in queues}
+        shown = (rows, q_note, s_note)
+        if shown != self.shown:  # the queues list's freshness: when it last changed
+            self.shown, self.changed_at = shown, now
         board = {
             "at": now,
+            "changed_at": self.changed_at,
             "queues": rows,
             "floor_sl_pct": floor_service_level(rows),
             "slots": {q.id: day.slots(q.id) for q in queues},

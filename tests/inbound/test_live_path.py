@@ -55,3 +55,21 @@ def test_a_voicemail_event_brings_the_message_in_at_once(slow):
     left = sim.control("voicemail", queue="Billing", caller_name="Dana Example", duration_s=42)
     rows = wait_until(lambda: csv_rows(client, "/voicemail/"), 30, "the message listed")
     assert [(r["Message id"], r["Caller"]) for r in rows] == [(left["id"], "Dana Example")]
+
+
+def test_a_ring_group_agents_status_moves_on_the_queues_page_between_reads(slow):
+    sim, server = slow
+    client = server.signed_in_client("bob")
+    billing = next(q for q in truth(sim)["queues"] if q["name"] == "Billing")
+    agent_id = billing["ring_group"]["agent_ids"][0]
+    link = f'href="/agents/{agent_id}/"'
+
+    def status_shown():
+        page = client.get(f"/queues/{billing['id']}/").text
+        found = re.search(rf'{re.escape(link)}.*?data-status="([a-z_]+)"', page, re.S)
+        return found and found.group(1)
+
+    wait_until(status_shown, 30, "the ring group listed")
+    for status in ("paused", "offline"):
+        sim.control("agent-status", agent_id=agent_id, status=status)
+        wait_until(lambda s=status: status_shown() == s, 30, f"{agent_id} shown {status}")
