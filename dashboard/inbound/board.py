@@ -2,7 +2,9 @@
 interval (queues, schedules, each queue's figures since the start of the day, the day's
 voicemail), works out each queue's row and its day per 15 minutes, keeps the board in the
 cache for the pages, and hands it to `on_board` after each pass (the pushes, sent only
-where a page's body changed) and its figures to `on_figures` (the live feed).
+where a page's body changed) and its figures to `on_figures` (the live feed). Between
+passes, a queue.stats event or a ring-group agent's change redraws the board from the last
+pass's reads and the live state, without reading the service.
 
 The service's figures cover the whole day. A queue's service level must leave out the
 minutes its schedule was closed, so each pass adds what the counters grew since the last
