@@ -308,11 +308,11 @@ class InboundBoard:
         while not stop.is_set():
             self.woken.clear()
             try:
-                if self.noticed or time.monotonic() >= due or self.last is None:
+                if self.noticed or time.monotonic() >= due:
                     self.noticed = False
                     due = time.monotonic() + settings.INBOUND_POLL_S
                     await self.refresh()
-                else:
+                elif self.last is not None:
                     await self.compose(*self.last)
             except Exception:  # never let one pass end the board
                 log.exception("inbound pass failed; the next one tries again")
