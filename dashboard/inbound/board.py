@@ -392,7 +392,8 @@ class InboundBoard:
             live = self.state.queues.get(queue.id)
             rows.append(queue_row(queue, figures, schedule, live, self.state.agents, day, now))
         names = {q.id: q.name for q in queues}
-        shown = (rows, q_note, s_note)
+        listed = [{k: v for k, v in r.items() if k != "members"} for r in rows]
+        shown = (listed, q_note, s_note)  # the list shows no ring group's statuses
         if shown != self.shown:  # the queues list's freshness: when it last changed
             self.shown, self.changed_at = shown, now
         board = {
