@@ -2,35 +2,44 @@
 interval (queues, schedules, each queue's figures since the start of the day, the day's
 voicemail), works out each queue's row and its day per 15 minutes, keeps the board in the
 cache for the pages, and hands it to `on_board` after each pass (the pushes, sent only
-where a page's body changed) and its figures to `on_figures` (the live feed).
+where a page's body changed) and its figures to `on_figures` (the live feed). Between
+passes, a queue.stats event or a ring-group agent's change redraws the board from the last
+pass's reads and the live state, without reading the service.
 
 The service's figures cover the whole day. A queue's service level must leave out the
 minutes its schedule was closed, so each pass adds what the counters grew since the last
 one to the current 15-minute slot, to its open or to its closed part as the schedule
-stood at that pass. The first pass of a day (or after a start) puts what came before it in
-the slot it ran in.
+stood at that pass. The slots are kept in the database (`QueueSlot`) and add up to the
+counters last pulled, so a restart goes on from them: the day so far stays where it was
+and nothing is counted twice. The first pass of a day puts what came before it in the
+slot it ran in.
 """
 
 import asyncio
 import logging
 import statistics
+import time
 from datetime import UTC, datetime
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.cache import cache
+from django.db import transaction
 
 from dashboard.live.state import slot_of
 from dashboard.shared.aio import pause
+from dashboard.shared.cache_keys import QUEUE_SL_SLOTS_KEY
+from dashboard.shared.charts import week_before, zone
 from dashboard.shared.today import start_of_today
+from dashboard.upstream import contract as c
 from dashboard.upstream import inbound as up
 from dashboard.upstream.errors import NotOffered
 
+from .models import QueueSlot, add_grown
 from .words import hours_text
 
 log = logging.getLogger("dashboard.inbound.board")
 BOARD_KEY = "inbound:board"
-DAY_KEY = "inbound:day"
 COUNTERS = ("offered", "answered", "within_target", "abandoned", "short_abandoned")
 CLOSED_CALLS_FOR_S = 120  # a call that reached a closed queue is shown and alerted this long
 
@@ -78,14 +87,58 @@ def floor_figures(board: dict) -> dict:
     }
 
 
+def stored_day(day: datetime, until: datetime | None = None) -> dict:
+    """The day's slots (from `day`, before `until`) as the database keeps them, in `Day`'s
+    shape; each queue's counters as last pulled are what its slots add up to."""
+    data = {"day": day.isoformat(), "last": {}, "slots": {}, "closed_calls": {}}
+    rows = QueueSlot.objects.filter(start__gte=day)
+    for row in rows.filter(start__lt=until) if until else rows:
+        counters = [getattr(row, k) for k in COUNTERS]
+        slots = data["slots"].setdefault(row.queue_id, {})
+        slot = slots.setdefault(row.start.isoformat(), {"open": [0] * 5, "closed": [0] * 5})
+        slot["open" if row.open else "closed"] = counters
+        last = data["last"].get(row.queue_id, [0] * len(COUNTERS))
+        data["last"][row.queue_id] = [a + b for a, b in zip(last, counters, strict=True)]
+    return data
+
+
+def slot_levels(slots: dict) -> dict[str, float]:
+    """The floor's service level per slot start: the queues' own levels over their open
+    parts, weighted by the calls each was offered while open (as `floor_service_level`)."""
+    parts: dict[str, list] = {}
+    for by_start in slots.values():
+        for start, slot in by_start.items():
+            sl = service_level(*_sl_args(slot["open"]))
+            if sl is not None:
+                parts.setdefault(start, []).append({"sl_pct": sl, "sl_offered": slot["open"][0]})
+    levels = {start: floor_service_level(rows) for start, rows in parts.items()}
+    return {start: sl for start, sl in levels.items() if sl is not None}
+
+
+def chart_levels(day: datetime, slots: dict) -> dict:
+    """Today's per-slot floor service level and the same weekday last week's (stored)."""
+    week_from, week_to = week_before(day.astimezone(zone()).date())
+    before = stored_day(week_from, week_to)["slots"]
+    return {"today": slot_levels(slots), "last_week": slot_levels(before)}
+
+
+def store_grown(grown: list[tuple]):
+    """Write one pass's growth (`Day.grown`) at once: all of it or, failing, none."""
+    with transaction.atomic():
+        for queue_id, start, is_open, counters in grown:
+            add_grown(queue_id, start, is_open, dict(zip(COUNTERS, counters, strict=True)))
+
+
 class Day:
-    """Each queue's counters as last pulled and its 15-minute slots, open and closed parts."""
+    """Each queue's counters as last pulled and its 15-minute slots, open and closed parts;
+    `grown` is what this pass added, for the database."""
 
     def __init__(self, stored: dict | None, day: datetime):
         fresh = not stored or stored.get("day") != day.isoformat()
         self.data = {"day": day.isoformat(), "last": {}, "slots": {}, "closed_calls": {}}
         if not fresh:
             self.data.update(stored)
+        self.grown: list[tuple] = []  # (queue id, slot start, open, counters grown)
 
     def add(self, figures: up.QueueFigures, is_open: bool, now: datetime) -> int:
         """What grew since the last pass, into the current slot; the calls offered."""
@@ -95,10 +148,12 @@ class Day:
         grown = [max(0, a - b) for a, b in zip(seen, before, strict=True)]
         if not any(grown):
             return 0
+        start = slot_of(now)
         slots = self.data["slots"].setdefault(figures.queue_id, {})
-        slot = slots.setdefault(slot_of(now).isoformat(), {"open": [0] * 5, "closed": [0] * 5})
+        slot = slots.setdefault(start.isoformat(), {"open": [0] * 5, "closed": [0] * 5})
         part = slot["open" if is_open else "closed"]
         slot["open" if is_open else "closed"] = [a + b for a, b in zip(part, grown, strict=True)]
+        self.grown.append((figures.queue_id, start, is_open, grown))
         if not is_open and grown[0]:
             self.data["closed_calls"][figures.queue_id] = now.timestamp()
         return grown[0]
@@ -136,12 +191,19 @@ def _sl_args(counters: list[int]) -> tuple:
     return within, answered, abandoned, short
 
 
+def _latest(pulled: int, live: int | None) -> int:
+    """A count of the day: the last pass's, or the queue.stats event's since when it is
+    ahead (both only grow during a day)."""
+    return max(pulled, live or 0)
+
+
 def queue_row(queue: up.InboundQueue, figures, schedule, live, agents, day: Day, now) -> dict:
     """One queue's row as the pages show it."""
     is_open = schedule.open_now if schedule else True
     sl_counters = day.open_totals(queue.id)
     sl = service_level(*_sl_args(sl_counters))
     waiting = live.waiting if live else 0
+    today = live if live and live.at >= datetime.fromisoformat(day.data["day"]) else None
     members = [a for a in (agents.get(x) for x in queue.agent_ids) if a is not None]
     closed_calls = not is_open and (
         waiting > 0 or now.timestamp() - day.closed_calls_at(queue.id) < CLOSED_CALLS_FOR_S
@@ -161,9 +223,10 @@ def queue_row(queue: up.InboundQueue, figures, schedule, live, agents, day: Day,
         "longest_wait_s": max(live.longest_wait_s if live else 0, figures.longest_wait_s),
         "ring_available": sum(a.status == "available" for a in members),
         "ring_size": len(queue.agent_ids),
-        "offered": figures.offered,
-        "answered": figures.answered,
-        "abandoned": figures.abandoned - figures.short_abandoned,
+        "offered": _latest(figures.offered, today and today.offered),
+        "answered": _latest(figures.answered, today and today.answered),
+        "abandoned": _latest(figures.abandoned, today and today.abandoned)
+        - figures.short_abandoned,
         "short_abandoned": figures.short_abandoned,
         "average_wait_s": figures.average_wait_s,
         "to_voicemail": figures.to_voicemail,
@@ -213,20 +276,48 @@ class InboundBoard:
         self.told: dict[str, str] = {}  # group -> what was last logged about it
         self.absent: set[str] = set()  # the groups the service does not offer
         self.woken = asyncio.Event()
+        self.noticed = False  # a voicemail event came: read the service at once
+        self.last: tuple | None = None  # the last pass's reads, for `compose`
+        self.members: set[str] = set()  # the ring groups' agents
+        self.shown: tuple | None = None  # what the queues list last showed, and since when
+        self.changed_at: datetime | None = None
+        self.closed_calls: dict[str, float] = {}  # queue id -> when a call last reached it closed
 
     def notice(self, event):
         """A voicemail event from the bridge: read the service again now, not at the next pass."""
+        self.noticed = True
         self.woken.set()
 
+    # The bridge's sink: events that move a queue's row or its ring group's agents redraw
+    # the board from the last pass, without reading the service again.
+    def event(self, event):
+        body = event.body
+        if isinstance(body, c.QueueStats) or (
+            isinstance(body, c.AgentChanged) and body.agent.agent_id in self.members
+        ):
+            self.woken.set()
+
+    def snapshot(self, agents, calls):
+        self.woken.set()
+
+    def status(self, state, reason=""):
+        pass
+
     async def run(self, stop: asyncio.Event):
+        due = 0.0  # when the next pass reads the service
         while not stop.is_set():
             self.woken.clear()
             try:
-                await self.refresh()
+                if self.noticed or time.monotonic() >= due:
+                    self.noticed = False
+                    due = time.monotonic() + settings.INBOUND_POLL_S
+                    await self.refresh()
+                elif self.last is not None:
+                    await self.compose(*self.last)
             except Exception:  # never let one pass end the board
                 log.exception("inbound pass failed; the next one tries again")
             waits = {asyncio.ensure_future(self.woken.wait())}
-            waits.add(asyncio.ensure_future(pause(stop, settings.INBOUND_POLL_S)))
+            waits.add(asyncio.ensure_future(pause(stop, max(0.0, due - time.monotonic()))))
             await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
             for wait in waits:
                 wait.cancel()
@@ -270,20 +361,44 @@ class InboundBoard:
             *(self.pull("queues", up.figures(self.rest, q.id, since)) for q in queues)
         )
         by_schedule = {s.id: s for s in schedules or []}
-        day = Day(await cache.aget(DAY_KEY), since)
+        day = Day(await sync_to_async(stored_day)(since), since)
+        day.data["closed_calls"] = self.closed_calls
+        for queue, (figures, _) in zip(queues, pulled, strict=True):
+            if figures is not None:
+                schedule = by_schedule.get(queue.schedule_id or "")
+                day.add(figures, schedule.open_now if schedule else True, now)
+        if day.grown:
+            await sync_to_async(store_grown)(day.grown)
+        self.members = {a for q in queues for a in q.agent_ids}
+        if queues:
+            levels = await sync_to_async(chart_levels)(since, day.data["slots"])
+            await cache.aset(QUEUE_SL_SLOTS_KEY, levels, None)
+        elif "queues" in self.absent:  # the chart as without queues
+            await cache.aset(QUEUE_SL_SLOTS_KEY, None, None)
+        self.last = (queues, pulled, by_schedule, messages, (q_note, s_note, v_note), day)
+        await self.compose(*self.last)
+
+    async def compose(self, queues, pulled, by_schedule, messages, notes, day):
+        """The board from one pass's reads and the live state as it stands: kept for the
+        pages, pushed, and its figures handed to the live feed."""
+        now = datetime.now(UTC)
+        q_note, s_note, v_note = notes
         rows = []
         for queue, (figures, note) in zip(queues, pulled, strict=True):
             if figures is None:
                 q_note = q_note or note
                 continue
             schedule = by_schedule.get(queue.schedule_id or "")
-            day.add(figures, schedule.open_now if schedule else True, now)
             live = self.state.queues.get(queue.id)
             rows.append(queue_row(queue, figures, schedule, live, self.state.agents, day, now))
-        await cache.aset(DAY_KEY, day.data, None)
         names = {q.id: q.name for q in queues}
+        listed = [{k: v for k, v in r.items() if k != "members"} for r in rows]
+        shown = (listed, q_note, s_note)  # the list shows no ring group's statuses
+        if shown != self.shown:  # the queues list's freshness: when it last changed
+            self.shown, self.changed_at = shown, now
         board = {
             "at": now,
+            "changed_at": self.changed_at,
             "queues": rows,
             "floor_sl_pct": floor_service_level(rows),
             "slots": {q.id: day.slots(q.id) for q in queues},

@@ -13,6 +13,7 @@ QUEUE_FIGURES = ("queue_service_level", "queue_calls", "queue_wait", "ring_avail
 VOICEMAIL_FIGURES = ("voicemail_waiting", "voicemail_handled")
 EMPTY = {
     "at": None,
+    "changed_at": None,
     "queues": [],
     "floor_sl_pct": None,
     "slots": {},
@@ -40,7 +41,7 @@ def queues_context() -> dict:
         "rows": [shown(r) for r in b["queues"]],
         "floor_sl_pct": b["floor_sl_pct"],
         "notes": b["notes"],
-        "at": b["at"],
+        "changed_at": b.get("changed_at"),
     }
 
 

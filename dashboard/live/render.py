@@ -150,6 +150,9 @@ class Renderer:
                     "longest_wait_s": queue.longest_wait_s,
                     "longest_wait": duration(queue.longest_wait_s),
                     "agents_available": queue.agents_available,
+                    "offered": queue.offered,
+                    "answered": queue.answered,
+                    "abandoned": queue.abandoned,
                 },
             },
         )

@@ -63,6 +63,9 @@ class Queue:
     longest_wait_s: int
     agents_available: int
     at: datetime
+    offered: int | None = None  # the queue's day so far, as its last queue.stats said
+    answered: int | None = None
+    abandoned: int | None = None
 
 
 @dataclass
@@ -314,6 +317,9 @@ class LiveState:
             stats.longest_wait_s,
             stats.agents_available,
             at,
+            stats.offered,
+            stats.answered,
+            stats.abandoned,
         )
         return Changes(queues={stats.queue_id}, kpis=True)
 

@@ -72,7 +72,7 @@ def live_feed(state: LiveState, **options) -> LiveFeed:
 
 class Sinks:
     """What the bridge learns, handed to each sink in turn: the live feed, then the journal,
-    the alert watch and the floor replay's recorder."""
+    the alert watch, the floor replay's recorder, the backfill and the inbound board."""
 
     def __init__(self, *sinks):
         self.sinks = sinks
@@ -167,8 +167,8 @@ async def run_bridge(stop: asyncio.Event):
             on_filled=lambda: history_filled(feed),  # a coroutine
         )
         offers = CoachingOffers()  # the tray's listen and whisper on coaching alerts' calls
-        sinks = Sinks(feed, journal, watch, *recorders, backfill, offers)
         board = InboundBoard(rest, state, on_board=board_changed, on_figures=feed.set_figures)
+        sinks = Sinks(feed, journal, watch, *recorders, backfill, offers, board)
         bridge = Bridge(
             socket_url(settings.UPSTREAM_BASE_URL),
             rest.session,

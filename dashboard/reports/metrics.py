@@ -9,10 +9,12 @@ from dataclasses import fields
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db.models import Count
 
 from dashboard.live.state import SLOT_S, Counts, aht_s, service_level_pct, slot_of
 from dashboard.quality.models import CompletedCall
+from dashboard.shared.cache_keys import QUEUE_SL_SLOTS_KEY
 from dashboard.shared.charts import chart, on_day, week_before, with_last_week, zone
 from dashboard.shared.percent import pct
 from dashboard.upstream import contract as c
@@ -113,20 +115,43 @@ def floor_charts(since: datetime, now: datetime) -> dict:
         },
         {"label": "Calls ended", "scale": "calls", "values": _counts(xs, got, now, "completed")},
     ]
+    own = cache.get(QUEUE_SL_SLOTS_KEY)  # the queues' own targets, where there are queues
+    if own is None:
+        sl_label = f"Service level % (answered ≤ {within} s)"
+        sl_today = [service_level_pct(r) if r else None for r in got]
+        sl_then = [service_level_pct(r) if r else None for r in old]
+    else:
+        sl_label = "Service level % (each queue's own target)"
+        sl_today = [own["today"].get(x.isoformat()) for x in xs]
+        day = since.astimezone(zone()).date()
+        then_by_slot = {
+            slot_of(on_day(datetime.fromisoformat(k), day)): v for k, v in own["last_week"].items()
+        }
+        sl_then = [then_by_slot.get(x) for x in xs]
     service = [
-        {
-            "label": f"Service level % (answered ≤ {within} s)",
-            "scale": "%",
-            "values": [service_level_pct(r) if r else None for r in got],
-        },
+        {"label": sl_label, "scale": "%", "values": sl_today},
         {"label": "AHT (s)", "scale": "s", "values": [aht_s(r) if r else None for r in got]},
     ]
 
     def answered(x: Counts) -> str:
+        handle = f"{round(x.handle_s)} s handle time over {x.handled} agent-handled calls"
+        if own is not None:
+            return handle
         return (
             f"{x.inbound_in_sl} of {x.inbound_answered} inbound calls answered within "
-            f"{within} s; {round(x.handle_s)} s handle time over {x.handled} agent-handled calls"
+            f"{within} s; {handle}"
         )
+
+    own_line = (
+        []
+        if own is None
+        else [
+            "Service level per 15 minutes: each queue's own service level (answered within "
+            "its own target ÷ answered + abandoned − abandoned under 5 s, open minutes only), "
+            "weighted by the calls it was offered while open; from GET /inbound/queues/{id}/"
+            f"stats (slots with calls: {sum(v is not None for v in sl_today)})"
+        ]
+    )
 
     return {
         "chart-calls": chart(
@@ -144,15 +169,12 @@ def floor_charts(since: datetime, now: datetime) -> dict:
             xs,
             with_last_week(
                 service,
-                [
-                    [service_level_pct(r) if r else None for r in old],
-                    [aht_s(r) if r else None for r in old],
-                ],
+                [sl_then, [aht_s(r) if r else None for r in old]],
                 weekday,
             ),
             SLOT_S,
             "chart_service",
-            [answered(today), _last_week_line(weekday, then, answered)],
+            [*own_line, answered(today), _last_week_line(weekday, then, answered)],
         ),
     }
 

@@ -11,6 +11,9 @@ NAMES_KEY = "live:agent-names"  # agent id -> name (live/names.py), for pages fe
 AGENT_TEAMS_KEY = "live:agent-teams"  # agent id -> team, for the alerts about one agent
 TEAMS_KEY = "live:teams"  # the teams the live floor knows, sorted
 TEAM_SETS_KEY = "live:team-sets"  # team-set key -> when a page last asked for it (epoch s)
+# The floor's service level per 15 minutes from the queues' own targets (inbound/board.py):
+# {"today": {slot start ISO: %}, "last_week": {...}}, for the intraday chart; None: no queues
+QUEUE_SL_SLOTS_KEY = "inbound:floor-sl-slots"
 
 
 def alerts_key(group: str) -> str:
@@ -25,5 +28,6 @@ REGISTRY = {
     "AGENT_TEAMS_KEY": Entry("live", ("live",), ("alerts", "interventions")),
     "TEAMS_KEY": Entry("live", ("live",), ("accounts", "live")),
     "TEAM_SETS_KEY": Entry("accounts", ("accounts",), ("live",)),
+    "QUEUE_SL_SLOTS_KEY": Entry("inbound", ("inbound",), ("reports",)),
     "alerts_key": Entry("alerts", ("alerts",), ("live", "wallboard")),
 }

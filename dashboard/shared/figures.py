@@ -87,7 +87,8 @@ FIGURES = {
         "weighted by the calls it was offered while open, Σ(level × offered) ÷ Σ offered; "
         "otherwise inbound calls answered within the threshold (`SERVICE_LEVEL_THRESHOLD_S`, "
         "default 20 s) ÷ inbound calls answered",
-        "today; per 15 minutes on the chart (the threshold's formula)",
+        "today; per 15 minutes on the chart (the same formula over each slot's open parts, "
+        "kept in `QueueSlot`; the threshold's formula where there are no queues)",
         f"{QUEUE_STATS} and `GET /schedules`; otherwise `call.started` (inbound, with an "
         "agent) and `queue.stats`; the 15-minute slots stored earlier today",
     ),
@@ -170,10 +171,14 @@ FIGURES = {
     "chart_service": Figure(
         CHARTS,
         "Service level and AHT per 15 minutes",
-        "the live formulas of service level and AHT over the slot's counters; dashed: the "
-        "same weekday last week",
+        "service level: where the service has inbound queues, each queue's own service level "
+        "over the slot (its own target, open minutes only), weighted by the calls it was "
+        "offered while open, as the Service level tile; otherwise the live formula over the "
+        "slot's counters. AHT: the live formula over the slot's counters. Dashed: the same "
+        "weekday last week",
         "per 15 minutes, today",
-        "realtime events, kept in `FloorSlot`",
+        "`GET /inbound/queues/{id}/stats`, kept in `QueueSlot`; realtime events, kept in "
+        "`FloorSlot`",
     ),
     "progress": Figure(
         OUTBOUND,
@@ -292,9 +297,10 @@ FIGURES = {
         INBOUND,
         "Offered, answered, abandoned",
         "the service's counts of calls that reached the queue, were answered, were abandoned; "
-        "abandons under 5 s (`abandoned_within_5s`) shown apart from the others",
+        "abandons under 5 s (`abandoned_within_5s`) shown apart from the others; between "
+        "two reads, the newer counts of a `queue.stats` event",
         "today",
-        QUEUE_STATS,
+        f"{QUEUE_STATS}; `queue.stats` events (`offered`, `answered`, `abandoned`)",
     ),
     "queue_wait": Figure(
         INBOUND,

@@ -43,9 +43,10 @@ class Events:
         body = c.CallEnded(call_id, T0 + timedelta(seconds=at_s), "sale", duration_s)
         return self.event("call.ended", at_s, body)
 
-    def queue(self, at_s, queue_id, waiting, longest):
+    def queue(self, at_s, queue_id, waiting, longest, **day):
+        """queue.stats; `day`: its offered, answered and abandoned counts, if any."""
         return self.event(
-            "queue.stats", at_s, c.QueueStats(queue_id, "Billing", waiting, longest, 3)
+            "queue.stats", at_s, c.QueueStats(queue_id, "Billing", waiting, longest, 3, **day)
         )
 
 

@@ -5,6 +5,7 @@ raises `ContractError`. The group-by-group differences of the REST API (bare lis
 envelopes, camelCase) end here: the rest of the dashboard sees only these dataclasses.
 """
 
+import logging
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -31,6 +32,8 @@ REALTIME_EVENTS = (
 # Events of the inbound side (contract 6.2): numbered in the same sequence, so the bridge
 # follows them for their seq; what they say is read again over REST (upstream/inbound.py).
 NOTICE_EVENTS = ("voicemail.received", "voicemail.transcribed")
+log = logging.getLogger("dashboard.upstream.contract")
+_told_counts: set[str] = set()  # queue.stats counters already logged as unusable
 CALL_LIST_CAP = 200  # GET /calls?since= answers the newest calls, at most this many (contract 5)
 
 
@@ -580,6 +583,10 @@ class QueueStats:
     waiting: int
     longest_wait_s: int
     agents_available: int
+    # The queue's day so far (contract 6.2); None where the event does not carry them.
+    offered: int | None = None
+    answered: int | None = None
+    abandoned: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -644,12 +651,25 @@ def _event_body(kind: str, d: dict):
             waiting=max(0, integer(d, "waiting", default=0)),
             longest_wait_s=max(0, integer(d, "longest_wait_s", default=0)),
             agents_available=max(0, integer(d, "agents_available", default=0)),
+            **{k: _day_count(d, k) for k in ("offered", "answered", "abandoned")},
         )
     if kind == "call.monitor":
         return parse_monitor(d)
     if kind in NOTICE_EVENTS:
         return Notice(kind)
     raise ContractError(f"unknown event {kind!r}")
+
+
+def _day_count(d: dict, key: str) -> int | None:
+    """A count of the queue's day, or None when it is missing or not a count (a service
+    without the inbound side's counters still sends the rest of the event)."""
+    value = d.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        if value is not None and key not in _told_counts:
+            _told_counts.add(key)
+            log.warning("queue.stats: %s is not a count (%r); left unknown", key, value)
+        return None
+    return value
 
 
 def parse_event(kind: str, data) -> Event:

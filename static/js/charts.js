@@ -19,6 +19,19 @@
     }
   }
 
+  /* ---- "Last change N s ago": a pushed body carries only when it last changed ---- */
+  function showAges() {
+    for (const elt of document.querySelectorAll("time.ago[datetime]")) {
+      const s = Math.max(
+        0,
+        Math.floor((Date.now() - Date.parse(elt.getAttribute("datetime"))) / 1000),
+      );
+      if (Number.isNaN(s)) continue;
+      const text = s < 60 ? `${s} s ago` : `${Math.floor(s / 60)} min ago`;
+      if (elt.textContent !== text) elt.textContent = text;
+    }
+  }
+
   /* ---- Sortable tables: the choice is kept in the URL, rows sort on every push ---- */
   function sortTables() {
     const params = new URLSearchParams(location.search);
@@ -154,10 +167,15 @@
     drawCharts();
     sortTables();
     showStaleness();
+    showAges();
   });
 
   drawCharts();
   sortTables();
   showStaleness();
-  setInterval(showStaleness, 1000);
+  showAges();
+  setInterval(() => {
+    showStaleness();
+    showAges();
+  }, 1000);
 })();

@@ -1,12 +1,14 @@
-"""axe-core's WCAG 2.1 A and AA rules over the inbound pages, in the light and the dark
-colour scheme, with something on them: queues meeting and missing their goals, a closed
-queue that received calls, and a voicemail message with its transcript."""
+"""axe-core's WCAG 2.1 A and AA rules over the inbound pages and a kiosk wallboard with the
+inbound tiles, in the light and the dark colour scheme, with something on them: queues
+meeting and missing their goals, a closed queue that received calls, and a voicemail
+message with its transcript."""
 
 import pytest
 
 from dashboard.testing.axe import report, violations
 from dashboard.testing.browsers import screenshot, sign_in
 from dashboard.testing.inbound import truth
+from dashboard.testing.links import create_link
 
 
 @pytest.fixture
@@ -40,5 +42,33 @@ def test_the_inbound_pages_have_no_wcag_violation(busy, browser, scheme):
             found = violations(page)
             screenshot(page, f"a11y-inbound-{name}-{scheme}")
             assert not found, f"{path} ({scheme}):\n{report(found)}"
+    finally:
+        context.close()
+
+
+SHOW_PANEL = """(key) => {
+  for (const p of document.querySelectorAll('.wb-panel')) p.hidden = p.dataset.panel !== key;
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_kiosk_wallboard_with_the_inbound_tiles_has_no_wcag_violation(busy, browser, scheme):
+    """The kiosk's voicemail tile and the queues' hours ("Closed · opens 08:00", calls while
+    closed, each queue's own goal), each panel shown in turn as the board rotates them."""
+    sim, server = busy
+    address = create_link(server.signed_in_client("alice"), "Inbound TV", ["kpis", "queues"])
+    context = browser.new_context(color_scheme=scheme, viewport={"width": 1920, "height": 1080})
+    try:
+        page = context.new_page()
+        page.goto(address)
+        page.wait_for_selector("#kpi-voicemail >> text=oldest", state="attached")
+        page.wait_for_selector("#queues-list .hours[data-open=no]", state="attached")
+        page.wait_for_selector("#queues-list .sl[data-meets=no]", state="attached")
+        for panel in ("kpis", "queues"):
+            page.evaluate(SHOW_PANEL, panel)
+            page.wait_for_selector(f".wb-panel[data-panel={panel}]", state="visible")
+            found = violations(page)
+            screenshot(page, f"a11y-inbound-wallboard-{panel}-{scheme}")
+            assert not found, f"the kiosk's {panel} ({scheme}):\n{report(found)}"
     finally:
         context.close()

@@ -4,6 +4,8 @@ floor's service level from the queues' own targets (and its explanation saying s
 the "Voicemail waiting · oldest N min" tile, pushed to a kiosk screen in Chromium too."""
 
 import html
+import json
+import re
 
 from dashboard.testing.inbound import truth
 from dashboard.testing.links import create_link
@@ -49,3 +51,26 @@ def test_a_wallboard_shows_the_tile_and_the_queues_hours_live(served, browser):
         page.wait_for_selector("#queues-list >> text=Closed · opens 08:00", timeout=30_000)
     finally:
         page.close()
+
+
+def test_the_intraday_service_level_is_the_queues_own_weighted(served):
+    sim, server = served
+    sim.control("inbound-calls", queue="Billing", calls=[{"wait_s": 30, "outcome": "answered"}])
+    sim.control(
+        "inbound-calls", queue="Customer Service", calls=[{"wait_s": 3, "outcome": "answered"}] * 3
+    )
+    client = server.signed_in_client("bob")
+    label = "Service level % (each queue's own target)"
+
+    def chart():
+        page = client.get("/").text
+        found = re.search(
+            r'<script id="chart-service" type="application/json">(.*?)</script>', page
+        )
+        series = json.loads(found.group(1))["series"] if found else []
+        levels = next((s["values"] for s in series if s["label"] == label), [])
+        return page if 75.0 in levels else None  # (0% × 1 + 100% × 3) ÷ 4, in the slot
+
+    page = html.unescape(wait_until(chart, 30, "the chart's own-target service level"))
+    assert "answered within 20 s" not in page.split('id="why-src-chart-service"')[1][:600]
+    assert "weighted by the calls it was offered while open; from GET" in page

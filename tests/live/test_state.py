@@ -102,6 +102,15 @@ def test_it_sums_queues_and_counts_the_longest_wait_on_between_statistics(state,
     assert state.kpis(T0 + timedelta(seconds=30))["longest_wait_s"] == 70  # q1: 40 + 30
 
 
+def test_a_queues_day_counts_follow_its_statistics_events(state, events):
+    state.apply(events.queue(0, "q1", 1, 5))
+    q = state.queues["q1"]
+    assert (q.offered, q.answered, q.abandoned) == (None, None, None)  # not carried: unknown
+    changes = state.apply(events.queue(5, "q1", 0, 0, offered=7, answered=5, abandoned=2))
+    q = state.queues["q1"]
+    assert (q.offered, q.answered, q.abandoned) == (7, 5, 2) and changes.queues == {"q1"}
+
+
 def test_it_starts_a_new_day_at_midnight_in_the_organisations_zone():
     state = LiveState(ZoneInfo("Europe/London"))
     late = datetime(2026, 11, 23, 23, 59, tzinfo=UTC)

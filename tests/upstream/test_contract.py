@@ -121,6 +121,18 @@ def test_it_parses_each_realtime_event():
     assert c.parse_event("call.started", {**samples["call.started"], **common}).body.call.ai_handled
 
 
+def test_queue_stats_carry_the_queues_day_counts_and_default_them_when_unusable(caplog):
+    common = {"organization_id": "o", "seq": 4, "emitted_at": "2026-11-23T09:00:00Z"}
+    body = {"queue_id": "q", "name": "Billing", "waiting": 2, "longest_wait_s": 31}
+    full = c.parse_event("queue.stats", {**body, **common, "offered": 9, "answered": 7})
+    assert (full.body.offered, full.body.answered, full.body.abandoned) == (9, 7, None)
+    for _ in range(2):
+        bad = c.parse_event("queue.stats", {**body, **common, "offered": "9", "abandoned": -1})
+        assert (bad.body.offered, bad.body.abandoned, bad.body.waiting) == (None, None, 2)
+    told = [r.getMessage() for r in caplog.records if "queue.stats" in r.getMessage()]
+    assert len(told) == 2 and any("offered" in m for m in told), told  # once per field
+
+
 @pytest.mark.parametrize(
     "bad",
     [
