@@ -10,6 +10,7 @@ from config.asgi import application  # noqa: F401  (loads the websocket routing)
 from dashboard.accounts.roles import MANAGER
 from dashboard.alerts.routing import websocket_urlpatterns as alerts_sockets
 from dashboard.drilldown.routing import websocket_urlpatterns as drilldown_sockets
+from dashboard.inbound.routing import websocket_urlpatterns as inbound_sockets
 from dashboard.live.routing import websocket_urlpatterns as live_sockets
 from dashboard.quality.routing import websocket_urlpatterns as quality_sockets
 from dashboard.reports.routing import websocket_urlpatterns as reports_sockets
@@ -27,6 +28,8 @@ SAMPLES = {  # a value for each path parameter the URL conf uses
     "url": "nowhere/",
     "agent_id": "ag-1",
     "call_id": "call-1",
+    "queue_id": "q-1",
+    "message_id": "vm-1",
 }
 # Pages anyone may reach (the webhook receiver authenticates by signature, a wallboard by
 # the kiosk token in its path, /metrics by its bearer token, the rest are sign-in and
@@ -52,8 +55,12 @@ POST_ONLY = (  # actions: a GET is refused with 405
     "/accounts/preferences/theme/",
     "/accounts/preferences/teams/",
     "/accounts/preferences/views/",
+    "/accounts/preferences/monitor-dial/",
     "/alerts/1/acknowledge/",
     "/alerts/rules/1/delete/",
+    "/calls/call-1/monitor/",
+    "/agents/ag-1/state/",
+    "/voicemail/vm-1/handled/",
 )
 SIGNED_IN = {"/accounts/password_change/", "/accounts/password_change/done/"}
 
@@ -105,4 +112,5 @@ def sockets() -> list[tuple[str, str]]:
         + reports_sockets
         + drilldown_sockets
         + alerts_sockets
+        + inbound_sockets
     ]
