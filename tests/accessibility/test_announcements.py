@@ -35,8 +35,15 @@ def test_the_live_view_announces_the_connection_not_every_change(floor):
         page.wait_for_selector("#conn[data-state=live]")
         # One polite region for what happens on the floor, atomic; the indicator that ticks
         # every second is not one. The alert tray's own line answers only its user's click
-        # ("notifications are blocked by this browser"): a status message of its own.
-        assert page.evaluate(LIVE_REGIONS) == ["alert-notify-status", "announcer"]
+        # ("notifications are blocked by this browser"): a status message of its own; so do
+        # the monitoring bar's and the Act menu's lines (the service's answer to this
+        # person's own request), present for those who may act.
+        assert page.evaluate(LIVE_REGIONS) == [
+            "alert-notify-status",
+            "bar-out",
+            "act-out",
+            "announcer",
+        ]
         assert page.get_attribute("#announcer", "aria-live") == "polite"
         assert page.get_attribute("#conn", "aria-live") is None
 

@@ -20,7 +20,7 @@ from dashboard.quality.models import (
     Scorecard,
 )
 from dashboard.testing.deliveries import ALERT, SECRETS, URL, delivery, post
-from dashboard.testing.processes import free_port
+from dashboard.testing.processes import free_port, wait_until
 from dashboard.testing.servers import start_dashboard
 from dashboard.upstream.webhooks import signature
 
@@ -192,34 +192,35 @@ def test_each_of_the_five_events_arrives_from_the_simulated_tenant(sim_factory, 
     sim.control("pause")
     server = start_dashboard(sim, tmp_path, {"UPSTREAM_WEBHOOK_SECRETS": secret}, port=port)
     try:
-        for event in (
-            "call_completed",
-            "appointment_booked",
-            "qa_scored",
-            "compliance_checked",
-            "coaching_alert",
-        ):
-            sim.control("webhook", event=event)
-        tables = [
-            "quality_completedcall",
-            "quality_appointment",
-            "quality_scorecard",
-            "quality_complianceresult",
-            "quality_coachingalert",
-        ]
+        # Each event's own record, by its id: the tables also hold what the backfill read
+        # of the calls the service completed before the dashboard started.
+        wanted = {
+            "call_completed": ("quality_completedcall", "call_id"),
+            "appointment_booked": ("quality_appointment", "appointment_id"),
+            "qa_scored": ("quality_scorecard", "scorecard_id"),
+            "compliance_checked": ("quality_complianceresult", "check_id"),
+            "coaching_alert": ("quality_coachingalert", "alert_id"),
+        }
+        made = {e: sim.control("webhook", event=e)["data"][key] for e, (_, key) in wanted.items()}
         db = tmp_path / "dashboard.sqlite3"
-        deadline = time.monotonic() + 15
-        while True:
+
+        def recorded():
             with sqlite3.connect(db) as conn:
-                counts = [conn.execute(f"select count(*) from {t}").fetchone()[0] for t in tables]
-            if all(counts) or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
-        assert counts == [1, 1, 1, 1, 1]
+                return [
+                    conn.execute(
+                        f"select count(*) from {table} where {key} = ?", [made[e]]
+                    ).fetchone()[0]
+                    for e, (table, key) in wanted.items()
+                ]
+
+        wait_until(lambda: all(recorded()), 15, "each event's record")
+        assert recorded() == [1, 1, 1, 1, 1]
         manager = server.signed_in_client(server.add_user("mia", "manager"))
         with sqlite3.connect(db) as conn:
             kind, score = conn.execute(
                 "select a.kind, s.score from quality_coachingalert a, quality_scorecard s"
+                " where a.alert_id = ? and s.scorecard_id = ?",
+                [made["coaching_alert"], made["qa_scored"]],
             ).fetchone()
         assert kind.replace("_", " ").capitalize() in manager.get("/coaching/").text
         assert f"{score} / " in manager.get("/qa/").text
