@@ -56,7 +56,18 @@ def event_row(event: c.Event) -> list:
         return [*head, "e", b.call_id, us(b.ended_at), b.outcome, b.duration_s]
     if isinstance(b, c.CallMonitor):
         return [*head, "m", *monitor_row(b)]
-    return [*head, "q", b.queue_id, b.name, b.waiting, b.longest_wait_s, b.agents_available]
+    return [
+        *head,
+        "q",
+        b.queue_id,
+        b.name,
+        b.waiting,
+        b.longest_wait_s,
+        b.agents_available,
+        b.offered,
+        b.answered,
+        b.abandoned,
+    ]
 
 
 def monitor_row(m: c.CallMonitor) -> list:
@@ -130,7 +141,10 @@ def state_doc(s: LiveState) -> dict:
         ],
         "calls": [call_row(x) for x in s.calls.values()],
         "queues": [
-            [q.id, q.name, q.waiting, q.longest_wait_s, q.agents_available, us(q.at)]
+            [
+                *(q.id, q.name, q.waiting, q.longest_wait_s, q.agents_available, us(q.at)),
+                *(q.offered, q.answered, q.abandoned),  # the day's counts; older rows lack them
+            ]
             for q in s.queues.values()
         ],
         "day": [
@@ -163,7 +177,7 @@ def state_of(doc: dict, tz, service_level_s: int) -> LiveState:
     s = LiveState(tz, service_level_s)
     s.agents = {r[0]: c.Agent(*r[:4], at(r[4]), r[5]) for r in doc["agents"]}
     s.calls = {r[0]: call_of(r) for r in doc["calls"]}
-    s.queues = {r[0]: Queue(*r[:5], at(r[5])) for r in doc["queues"]}
+    s.queues = {r[0]: Queue(*r[:5], at(r[5]), *r[6:9]) for r in doc["queues"]}
     day, start, end, totals = doc["day"]
     s.day = Day(day and date.fromisoformat(day), at(start), at(end), Counts(*totals))
     s.slots, s.base = _counts_of(doc["slots"]), _counts_of(doc["base"])
