@@ -99,11 +99,14 @@ def before_recording(when: datetime | None, span) -> bool:
 
 async def history_frame(when: datetime) -> dict | None:
     """A moment before the recording, rebuilt from the service's history (None: the
-    service could not give it; the recorded frames are shown instead)."""
+    service could not give it, or its history does not reach that moment; the recorded
+    frames are shown instead)."""
     try:
         state = await history.floor_at(when)
     except (UpstreamError, ContractError) as exc:
         log.info("replay: the service's history could not be read: %s", exc)
+        return None
+    if not state.agents:  # no agent held a state then, as far as the history goes
         return None
     return {
         "at": when.isoformat(),
