@@ -12,7 +12,7 @@ import asyncio
 import logging
 from datetime import UTC, datetime
 
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from django.db import transaction
 
 from dashboard.shared.aio import pause
@@ -100,7 +100,7 @@ class Journal:
             return
         self.changes, self.calls = [], {}
         try:
-            await sync_to_async(write)(changes, calls)
+            await database_sync_to_async(write)(changes, calls)
         except Exception as exc:
             self.tries += 1
             if not self.failing:

@@ -21,7 +21,7 @@ import statistics
 import time
 from datetime import UTC, datetime
 
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
@@ -197,6 +197,11 @@ def _latest(pulled: int, live: int | None) -> int:
     return max(pulled, live or 0)
 
 
+# What a queue's row holds that the queues list does not show: its freshness ("Last
+# change") moves only with what the list shows.
+NOT_LISTED = ("members", "group_name", "schedule_name", "to_voicemail", "sl_offered")
+
+
 def queue_row(queue: up.InboundQueue, figures, schedule, live, agents, day: Day, now) -> dict:
     """One queue's row as the pages show it."""
     is_open = schedule.open_now if schedule else True
@@ -349,7 +354,7 @@ class InboundBoard:
         self.told[group] = note
 
     async def refresh(self):
-        since = await sync_to_async(start_of_today)()
+        since = await database_sync_to_async(start_of_today)()
         now = datetime.now(UTC)
         (queues, q_note), (schedules, s_note), (messages, v_note) = await asyncio.gather(
             self.pull("queues", up.queues(self.rest)),
@@ -361,17 +366,17 @@ class InboundBoard:
             *(self.pull("queues", up.figures(self.rest, q.id, since)) for q in queues)
         )
         by_schedule = {s.id: s for s in schedules or []}
-        day = Day(await sync_to_async(stored_day)(since), since)
+        day = Day(await database_sync_to_async(stored_day)(since), since)
         day.data["closed_calls"] = self.closed_calls
         for queue, (figures, _) in zip(queues, pulled, strict=True):
             if figures is not None:
                 schedule = by_schedule.get(queue.schedule_id or "")
                 day.add(figures, schedule.open_now if schedule else True, now)
         if day.grown:
-            await sync_to_async(store_grown)(day.grown)
+            await database_sync_to_async(store_grown)(day.grown)
         self.members = {a for q in queues for a in q.agent_ids}
         if queues:
-            levels = await sync_to_async(chart_levels)(since, day.data["slots"])
+            levels = await database_sync_to_async(chart_levels)(since, day.data["slots"])
             await cache.aset(QUEUE_SL_SLOTS_KEY, levels, None)
         elif "queues" in self.absent:  # the chart as without queues
             await cache.aset(QUEUE_SL_SLOTS_KEY, None, None)
@@ -392,8 +397,8 @@ class InboundBoard:
             live = self.state.queues.get(queue.id)
             rows.append(queue_row(queue, figures, schedule, live, self.state.agents, day, now))
         names = {q.id: q.name for q in queues}
-        listed = [{k: v for k, v in r.items() if k != "members"} for r in rows]
-        shown = (listed, q_note, s_note)  # the list shows no ring group's statuses
+        listed = [{k: v for k, v in r.items() if k not in NOT_LISTED} for r in rows]
+        shown = (listed, q_note, s_note)
         if shown != self.shown:  # the queues list's freshness: when it last changed
             self.shown, self.changed_at = shown, now
         board = {
@@ -413,4 +418,4 @@ class InboundBoard:
         elif self.on_figures and q_note is None:  # a failed read keeps the last figures
             self.on_figures({"inbound": floor_figures(board)})
         if self.on_board:
-            await sync_to_async(self.on_board)(board)
+            await database_sync_to_async(self.on_board)(board)

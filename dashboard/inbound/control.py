@@ -4,7 +4,7 @@ says so instead of failing; every open backlog page is pushed at once."""
 
 import logging
 
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from django.contrib import messages
 
 from dashboard.upstream import inbound as up
@@ -30,8 +30,8 @@ async def mark_handled(user, message_id: str) -> tuple[int, str]:
     except UpstreamError as failed:
         log.warning("marking voicemail %s handled failed: %s", message_id, failed)
         return messages.ERROR, f"The message is not marked handled: {failed}"
-    await sync_to_async(forget_message)(message_id)
-    await sync_to_async(voicemail_changed)()
+    await database_sync_to_async(forget_message)(message_id)
+    await database_sync_to_async(voicemail_changed)()
     if done:
         log.info("%s marked voicemail %s handled", user.get_username(), message_id)
         return messages.SUCCESS, "The message is marked handled."

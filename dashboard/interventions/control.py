@@ -9,7 +9,7 @@ supervisor's phone; the session's state on every page comes from the service's
 import logging
 from dataclasses import dataclass, field
 
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 
 from dashboard.live.names import agent_names
 from dashboard.upstream import interventions as ask
@@ -75,7 +75,7 @@ async def monitor(user, call_id: str, mode: str, dial: str) -> Result:
         if answer.ok or not _gone(answer):
             return await _record(user, Intervention.SWITCH, answer, call_id, mode, session_id)
     answer = await ask.start_monitor(rest, call_id, mode, str(user.pk), name_of(user), dial)
-    agent_id = (await sync_to_async(policy.call_of)(call_id))[0]
+    agent_id = (await database_sync_to_async(policy.call_of)(call_id))[0]
     return await _record(
         user, Intervention.MONITOR, answer, call_id, mode, agent_id=agent_id, dial=dial
     )

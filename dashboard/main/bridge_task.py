@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 import httpx
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
@@ -114,9 +114,9 @@ def summaries_changed():
 async def history_filled(feed: LiveFeed):
     """After a day was read from the service's history: the figures and pages that show
     what it filled."""
-    feed.set_figures(await sync_to_async(today_figures)())
-    await sync_to_async(publish_qa)()
-    await sync_to_async(floor_changed)()
+    feed.set_figures(await database_sync_to_async(today_figures)())
+    await database_sync_to_async(publish_qa)()
+    await database_sync_to_async(floor_changed)()
 
 
 def alert_figures() -> dict:

@@ -12,7 +12,7 @@ import contextlib
 import json
 import logging
 
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from django.db import DataError, IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -217,16 +217,17 @@ async def run_processor(stop: asyncio.Event, on_figures=None):
         while not stop.is_set():
             try:
                 if recover:
-                    await sync_to_async(recover_interrupted)()
+                    await database_sync_to_async(recover_interrupted)()
                     recover = False
-                await sync_to_async(process_pending)(stop)
+                await database_sync_to_async(process_pending)(stop)
                 if on_figures:
-                    on_figures(await sync_to_async(today_figures)())
+                    on_figures(await database_sync_to_async(today_figures)())
             except Exception:
                 log.exception("webhook processing pass failed; retrying")
                 recover = True  # rows this pass had claimed go back in the queue
             wakeup.clear()
-            await pause(wakeup, SWEEP_S)
+            if not stop.is_set():  # a stop during the pass set the wake-up just cleared
+                await pause(wakeup, SWEEP_S)
     finally:
         if _processor is mine:
             _processor = None

@@ -5,7 +5,7 @@ import json
 import logging
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, OperationalError, transaction
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
@@ -69,6 +69,11 @@ def receive(request):
             Delivery.objects.create(delivery_id=delivery_id, event=event, body=body)
     except IntegrityError:
         return answer(200, "already received")  # a retry or a replay: processed once
+    except OperationalError as exc:  # the database away: the service retries the delivery
+        log.warning("webhook %s not stored, the database is unavailable: %s", delivery_id, exc)
+        response = answer(503, "not stored: the database is unavailable; retry later")
+        response["Retry-After"] = "5"
+        return response
     processing.notify()
     return answer(202, "accepted")
 

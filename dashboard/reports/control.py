@@ -9,7 +9,7 @@ pushed, so nobody waits for the next refresh to see it.
 
 import logging
 
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 
 from dashboard.shared import summaries
 from dashboard.upstream import contract as c
@@ -26,7 +26,7 @@ PAST = {"start": "started", "stop": "stopped"}
 
 async def start_or_stop(user, campaign_id: str, action: str) -> CampaignAction:
     """Ask the service to start or stop the campaign; the recorded action, with its answer."""
-    entry = await sync_to_async(summaries.load)("campaigns")
+    entry = await database_sync_to_async(summaries.load)("campaigns")
     shown = next((x for x in entry["data"] or [] if x.id == campaign_id), None)
     campaign, (outcome, status, answer) = await ask(campaign_id, action)
     record = await CampaignAction.objects.acreate(
@@ -43,7 +43,7 @@ async def start_or_stop(user, campaign_id: str, action: str) -> CampaignAction:
     if campaign is not None and entry["data"] is not None:
         rows = [campaign if x.id == campaign_id else x for x in entry["data"]]
         await summaries.replace_data("campaigns", rows)
-    await sync_to_async(campaign_changed)(campaign_id)
+    await database_sync_to_async(campaign_changed)(campaign_id)
     return record
 
 

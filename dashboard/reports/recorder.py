@@ -17,7 +17,7 @@ import logging
 from dataclasses import fields, replace
 from datetime import UTC, datetime, timedelta
 
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from django.db import transaction
 
 from dashboard.live.state import Counts, LiveState, day_start
@@ -83,7 +83,7 @@ class Recorder:
             return
         now = datetime.now(UTC)
         start = self.state.start_of_day(now)
-        stored = await sync_to_async(stored_slots)(start, self.state.day.end)
+        stored = await database_sync_to_async(stored_slots)(start, self.state.day.end)
         self.state.restore(stored, now)
         for start, counts in stored.items():
             self.written[start] = self.written.get(start, Counts()).plus(counts)
@@ -112,7 +112,7 @@ class Recorder:
             return
         tz = self.state.tz
         then = day - timedelta(days=7)
-        stored = await sync_to_async(stored_slots)(
+        stored = await database_sync_to_async(stored_slots)(
             day_start(then, tz), day_start(then + timedelta(days=1), tz)
         )
         self.state.set_last_week(stored)
@@ -142,8 +142,8 @@ class Recorder:
         grown = {s: x.minus(self.written.get(s, Counts())) for s, x in slots.items()}
         grown = {s: g for s, g in grown.items() if g}
         if grown:
-            await sync_to_async(write)(grown)
-            await sync_to_async(publish.floor_changed)()
+            await database_sync_to_async(write)(grown)
+            await database_sync_to_async(publish.floor_changed)()
         self.written = slots
         return bool(grown)
 

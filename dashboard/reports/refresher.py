@@ -12,7 +12,7 @@ import asyncio
 import logging
 from datetime import UTC, datetime
 
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from django.conf import settings
 
 from dashboard.live.feed import LiveFeed
@@ -61,17 +61,17 @@ class Refresher:
             await pause(stop, settings.UPSTREAM_REFRESH_INTERVAL_S)
 
     async def refresh(self):
-        since = await sync_to_async(start_of_today)()
+        since = await database_sync_to_async(start_of_today)()
         results = await asyncio.gather(*(self.pull(name, since) for name in PULLS))
         got = dict(zip(PULLS, results, strict=True))
         if got["campaigns"] is not None:
             self.feed.campaigns(got["campaigns"])
-            await sync_to_async(self.record_campaigns)(got["campaigns"], datetime.now(UTC))
+            await database_sync_to_async(self.record_campaigns)(got["campaigns"], datetime.now(UTC))
             await outbound.record_dialing(got["campaigns"], datetime.now(UTC))
         if got["ai"] is not None:
             self.feed.ai_status(got["ai"].enabled)
         if self.on_refreshed:
-            await sync_to_async(self.on_refreshed)()
+            await database_sync_to_async(self.on_refreshed)()
 
     async def pull(self, name: str, since: datetime):
         """The fresh data, or None when the pull failed (its error is stored instead)."""

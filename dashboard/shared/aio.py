@@ -3,7 +3,7 @@
 import asyncio
 import contextlib
 
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 
 
 async def pause(stop: asyncio.Event, seconds: float):
@@ -21,7 +21,7 @@ async def daily_purge(stop: asyncio.Event, purge, log, what: str):
     once a day until `stop`; a failure is logged with `what` and tried again in RETRY_S."""
     while not stop.is_set():
         try:
-            counts = await sync_to_async(purge, thread_sensitive=False)()
+            counts = await database_sync_to_async(purge, thread_sensitive=False)()
         except Exception:
             log.exception("purging %s failed; trying again in %d s", what, RETRY_S)
             await pause(stop, RETRY_S)

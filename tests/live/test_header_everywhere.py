@@ -40,7 +40,8 @@ def header(page) -> dict:
     return {
         "header": page.locator("header.topbar").bounding_box()["height"],
         "name": page.locator(".who").bounding_box(),
-        "status": page.locator("#ai-status").inner_text(),
+        # The status's first part: its figure ("0% of today's calls") moves with the floor.
+        "status": page.locator("#ai-status").inner_text().split(" · ")[0],
     }
 
 
@@ -53,7 +54,7 @@ def test_every_page_has_the_live_views_header(served, browser):
     try:
         sign_in(page, server, PERSON)
         live = header(page)
-        assert "AI dialing" in live["status"]
+        assert live["status"].startswith("AI dialing")
         for path in ("/alerts/", "/alerts/rules/", call, "/accounts/preferences/"):
             page.goto(server.url + path)
             assert header(page) == live, path

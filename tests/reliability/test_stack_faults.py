@@ -327,9 +327,12 @@ async def test_postgresql_stopped_for_10_s(simulator, store, database, ports):
     try:
         rules = Rules(client=manager_of(workers[0], simulator, store, database))
         rules.delete_all()
-        rules.add(PAUSED, "agent_paused", warn=2, hold_s=1, clear_s=1)
         browsers = await browsers_on(workers)
         simulator.control("pause")
+        for paused in [a for a, status in sim_states(simulator).items() if status == "paused"]:
+            simulator.control("agent-status", agent_id=paused, status="available")
+        # No agent paused before the rule: its first alert is the one the outage raises.
+        rules.add(PAUSED, "agent_paused", warn=2, hold_s=1, clear_s=1)
         await settled(browsers)
         agent = sorted(sim_states(simulator))[0]
         before = simulator.control("webhook", event="coaching_alert")["deliveries"]
@@ -353,6 +356,8 @@ async def test_postgresql_stopped_for_10_s(simulator, store, database, ports):
             lambda: processed_once(database.url, before + during), 60, "the webhooks processed once"
         )
         await await_until(lambda: all(ready(url) for url in workers), 10, "both workers ready")
+        web = processes["web-1"].log()  # the worker the service posts to
+        assert '"POST /webhooks/service/" 503' in web and "Internal Server Error" not in web
         # The rule is about agents: its alert is the agent's team's, listing the agent.
         raised = await asyncio.to_thread(wait_for_post, receiver, PAUSED, "raised", 30)
         assert agent in raised.payload["members"]
