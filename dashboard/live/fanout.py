@@ -14,7 +14,7 @@ the push's own html) and then:
 
 Other messages (a revoked kiosk link, say) go to each member's handler. The relay lives
 while its group has sockets in this process and re-joins the group hourly, inside the
-layer's group expiry.
+layer's group expiry, and after the layer failed (a Redis restarted empty forgets groups).
 """
 
 import asyncio
@@ -77,15 +77,18 @@ class Relay:
         the second waits for `joined`."""
         self.started = True
         self.channel = await self.layer.new_channel()
+        await self.join_group()
+        self.tasks = [asyncio.ensure_future(self.relay()), asyncio.ensure_future(self.rejoin())]
+        self.joined.set()
+
+    async def join_group(self):
         while True:
             try:
                 await self.layer.group_add(self.group, self.channel)
-                break
+                return
             except Exception:  # the layer's trouble (Redis away): wait, then try again
                 log.exception("joining group %s failed; retrying", self.group)
                 await asyncio.sleep(1)
-        self.tasks = [asyncio.ensure_future(self.relay()), asyncio.ensure_future(self.rejoin())]
-        self.joined.set()
 
     async def stop(self):
         if self.tasks:
@@ -103,6 +106,8 @@ class Relay:
                 metrics.store_error(error)
                 log.exception("receiving %s's pushes failed; retrying", self.group)
                 await asyncio.sleep(1)
+                # A Redis that restarted empty has forgotten the group's members.
+                await self.join_group()
                 continue
             if message.get("type") in BROADCASTS:
                 await self.fan_out(message)

@@ -60,7 +60,10 @@ def receive(request):
         return answer(400, "body has no delivery id")
     if payload.get("event") != event:
         return answer(400, f"{wh.EVENT_HEADER} does not match the body's event")
-    ours, theirs = wh.known_organization(), payload.get("organization_id")
+    try:
+        ours, theirs = wh.known_organization(), payload.get("organization_id")
+    except Exception as exc:  # the cache (Redis) away; its client's errors vary by backend
+        return unavailable(delivery_id, "the cache", exc)
     if ours is not None and theirs != ours:  # unknown before the first sign-in: processing checks
         keep_for_audit(body, event, "another organisation's delivery", Delivery.REFUSED)
         return answer(403, "organization_id is not this dashboard's organisation")
@@ -69,13 +72,18 @@ def receive(request):
             Delivery.objects.create(delivery_id=delivery_id, event=event, body=body)
     except IntegrityError:
         return answer(200, "already received")  # a retry or a replay: processed once
-    except OperationalError as exc:  # the database away: the service retries the delivery
-        log.warning("webhook %s not stored, the database is unavailable: %s", delivery_id, exc)
-        response = answer(503, "not stored: the database is unavailable; retry later")
-        response["Retry-After"] = "5"
-        return response
+    except OperationalError as exc:
+        return unavailable(delivery_id, "the database", exc)
     processing.notify()
     return answer(202, "accepted")
+
+
+def unavailable(delivery_id: str, part: str, exc: Exception) -> JsonResponse:
+    """A part of the stack away: not stored, and the service retries the delivery."""
+    log.warning("webhook %s not stored, %s is unavailable: %s", delivery_id, part, exc)
+    response = answer(503, f"not stored: {part} is unavailable; retry later")
+    response["Retry-After"] = "5"
+    return response
 
 
 def keep_for_audit(body: bytes, event: str, error: str, status=Delivery.MALFORMED):

@@ -3,7 +3,8 @@ simulator (its webhooks sent to the first worker), Redis and PostgreSQL started 
 
 For each fault: browsers that stayed connected were not told the floor was fresh while it
 lasted (no push, or a status that is not "connected"); every signed webhook the service
-sent before or during it is processed once afterwards; and both workers' browsers show
+sent before or during it is processed once afterwards; an agent paused during it raises
+the pause rule's alert, posted to the chat webhook after it; and both workers' browsers show
 the simulator's truth again soon after the part returns (the time is printed;
 docs/reliability.md has the figures)."""
 
@@ -22,7 +23,7 @@ import redis
 import websockets
 
 from dashboard.testing import stores
-from dashboard.testing.alerts import Rules, alert_env, wait_for_post
+from dashboard.testing.alerts import Rules, alert_env, calm, wait_for_post
 from dashboard.testing.live_view import LiveBrowser, parse
 from dashboard.testing.processes import Process, await_until, free_port, wait_until
 from dashboard.testing.receiver import Receiver
@@ -186,11 +187,36 @@ def started(simulator, redis_url, database_url, ports, settings=None):
 
 
 @pytest.fixture
-def topology(simulator, store, postgres_url, ports):
-    workers, processes = started(simulator, store.url, postgres_url, ports)
+def receiver():
+    chat = Receiver()
+    yield chat
+    chat.close()
+
+
+@pytest.fixture
+def topology(simulator, store, postgres_url, ports, receiver):
+    workers, processes = started(simulator, store.url, postgres_url, ports, alert_env(receiver))
+    watch_pauses(workers[0], simulator, store, postgres_url)
     yield workers, processes, postgres_url
     for process in processes.values():
         process.stop()
+
+
+def watch_pauses(url, simulator, store, database_url):
+    """Only the test moves agents, and one rule watches them: an agent paused for 2 s. No
+    agent is paused before the rule, so its first alert is the one the fault's pause raises."""
+    calm(simulator)
+    rules = Rules(client=manager_of(url, simulator, store, database_url))
+    rules.delete_all()
+    rules.add(PAUSED, "agent_paused", warn=2, hold_s=1, clear_s=1)
+
+
+async def raised_after(receiver, agent: str, since: float):
+    """The pause rule's alert, raised for `agent`'s team and posted after `since`."""
+    raised = await asyncio.to_thread(wait_for_post, receiver, PAUSED, "raised", 30)
+    assert agent in raised.payload["members"] and raised.verifies()
+    assert raised.received_at >= since
+    return raised
 
 
 @pytest.fixture
@@ -259,38 +285,40 @@ async def back_to_truth(sim, browsers, since: float) -> float:
     return time.monotonic() - since
 
 
-async def test_redis_stopped_for_10_s(simulator, store, topology):
+async def test_redis_stopped_for_10_s(simulator, store, topology, receiver):
     workers, processes, database = topology
     browsers = await browsers_on(workers)
-    simulator.control("pause")
     await settled(browsers)
-    agent = sorted(sim_states(simulator))[0]
+    agent, pausing = sorted(sim_states(simulator))[:2]
     before = simulator.control("webhook", event="coaching_alert")["deliveries"]
 
     store.stop()
     stopped = time.monotonic()
     simulator.control("agent-status", agent_id=agent, status="offline")
+    simulator.control("agent-status", agent_id=pausing, status="paused")  # due in the outage
     during = simulator.control("webhook", event="coaching_alert")["deliveries"]
     said = await said_not_fresh(browsers, OUTAGE_S - (time.monotonic() - stopped))
     assert all(said), f"a screen kept saying it was fresh: {said}"
     store.start()
-    back = time.monotonic()
+    back, back_at = time.monotonic(), time.time()
 
     took = await back_to_truth(simulator, browsers, back)
     print(f"redis: screens right {took:.1f} s after it came back")
     await await_until(
         lambda: processed_once(database, before + during), 60, "the webhooks processed once"
     )
+    await raised_after(receiver, pausing, back_at)
+    assert '"POST /webhooks/service/" 500' not in processes["web-1"].log()  # 503: retry later
     assert all(ready(url) for url in workers)
     for b in browsers:
         await b.close()
 
 
-async def test_the_leading_bridge_killed_during_a_burst_of_webhooks(simulator, topology):
+async def test_the_leading_bridge_killed_during_a_burst_of_webhooks(simulator, topology, receiver):
     workers, processes, database = topology
     browsers = await browsers_on(workers)
-    simulator.control("pause")
     await settled(browsers)
+    pausing = sorted(sim_states(simulator))[1]
     bridges = [processes["bridge-1"], processes["bridge-2"]]
     (active,) = [b for b in bridges if b.said("leading: this bridge holds")]
     standby = next(b for b in bridges if b is not active)
@@ -300,7 +328,8 @@ async def test_the_leading_bridge_killed_during_a_burst_of_webhooks(simulator, t
         ids += simulator.control("webhook", event="coaching_alert")["deliveries"]
         if n == BURST // 2:
             active.kill()  # SIGKILL: its claimed deliveries are left mid-way
-            killed = time.monotonic()
+            killed, killed_at = time.monotonic(), time.time()
+            simulator.control("agent-status", agent_id=pausing, status="paused")
     said = await said_not_fresh(browsers, STALE_AFTER_S + 1)
     assert all(said), f"a screen kept saying it was fresh: {said}"
     await await_until(lambda: standby.said("leading: this bridge holds"), 15, "the hand-over")
@@ -313,26 +342,20 @@ async def test_the_leading_bridge_killed_during_a_burst_of_webhooks(simulator, t
             "SELECT count(*), count(DISTINCT alert_id) FROM quality_coachingalert"
         )
         assert len(set(ids)) == BURST and alerts.fetchone() == (BURST, BURST)
+    await raised_after(receiver, pausing, killed_at)
     assert all(ready(url) for url in workers)
     for b in browsers:
         await b.close()
 
 
-async def test_postgresql_stopped_for_10_s(simulator, store, database, ports):
+async def test_postgresql_stopped_for_10_s(simulator, store, database, ports, receiver):
     """The live floor does not go through PostgreSQL: the pages stay live through it.
     Webhooks are stored there: the service's retries deliver those refused meanwhile. An
     alert that falls due meanwhile is posted to the chat webhook after it."""
-    receiver = Receiver()
     workers, processes = started(simulator, store.url, database.url, ports, alert_env(receiver))
     try:
-        rules = Rules(client=manager_of(workers[0], simulator, store, database))
-        rules.delete_all()
+        watch_pauses(workers[0], simulator, store, database.url)
         browsers = await browsers_on(workers)
-        simulator.control("pause")
-        for paused in [a for a, status in sim_states(simulator).items() if status == "paused"]:
-            simulator.control("agent-status", agent_id=paused, status="available")
-        # No agent paused before the rule: its first alert is the one the outage raises.
-        rules.add(PAUSED, "agent_paused", warn=2, hold_s=1, clear_s=1)
         await settled(browsers)
         agent = sorted(sim_states(simulator))[0]
         before = simulator.control("webhook", event="coaching_alert")["deliveries"]
@@ -359,19 +382,16 @@ async def test_postgresql_stopped_for_10_s(simulator, store, database, ports):
         web = processes["web-1"].log()  # the worker the service posts to
         assert '"POST /webhooks/service/" 503' in web and "Internal Server Error" not in web
         # The rule is about agents: its alert is the agent's team's, listing the agent.
-        raised = await asyncio.to_thread(wait_for_post, receiver, PAUSED, "raised", 30)
-        assert agent in raised.payload["members"]
-        assert raised.verifies() and raised.fell_due.timestamp() < back_at  # due in the outage
-        assert raised.received_at >= back_at  # posted once it could be recorded
+        raised = await raised_after(receiver, agent, back_at)  # posted once it could be recorded
+        assert raised.fell_due.timestamp() < back_at  # due in the outage
         for b in browsers:
             await b.close()
     finally:
         for process in processes.values():
             process.stop()
-        receiver.close()
 
 
-def manager_of(url, simulator, store, database):
-    env = dashboard_env(simulator, database.url, REDIS_URL=store.url)
+def manager_of(url, simulator, store, database_url):
+    env = dashboard_env(simulator, database_url, REDIS_URL=store.url)
     manage(env, "adduser", "alice", "--role", "manager", "--password", USER_PASSWORD)
     return signed_in_client(url, "alice")
