@@ -25,6 +25,8 @@ class Cause:
     text: str
     share_pct: int
     link: str = ""
+    details: list["Cause"] = field(default_factory=list)  # what it is made of, in turn
+    key: str = ""  # the part it is ("offered", "aht", "staffed", …; "campaign")
 
 
 @dataclass
@@ -45,18 +47,20 @@ def _ratio(normal: DayNormal, key: str, at: datetime) -> float | None:
     return value / mid
 
 
-def _shares(parts: list[tuple[str, float | None, str, int]], sign: int) -> list[Cause]:
-    """Parts as (text, value ÷ normal, link, exponent); each one's log term that pushes the
-    same way as the change, as a share of their sum, largest first."""
+def _shares(parts: list[tuple], sign: int) -> list[Cause]:
+    """Parts as (text, value ÷ normal, link, exponent, key); each one's log term that
+    pushes the same way as the change, as a share of their sum, largest first."""
     terms = []
-    for text, ratio, link, power in parts:
+    for text, ratio, link, power, key in parts:
         if ratio is None:
             continue
         term = power * math.log(ratio)
         if term * sign > 0:
-            terms.append((text, term, link))
-    total = sum(t for _, t, _ in terms)
-    causes = [Cause(text, round(100 * t / total), link) for text, t, link in terms if total]
+            terms.append((text, term, link, key))
+    total = sum(t for _, t, _, _ in terms)
+    causes = [
+        Cause(text, round(100 * t / total), link, key=key) for text, t, link, key in terms if total
+    ]
     return sorted(causes, key=lambda c: -c.share_pct)
 
 
@@ -65,11 +69,11 @@ def _pct_off(ratio: float) -> str:
     return f"{abs(off)}% {'above' if off > 0 else 'below'} normal"
 
 
-def _causes(normal: DayNormal, key: str, at: datetime, direction: int) -> list[Cause]:
+def causes_of(normal: DayNormal, key: str, at: datetime, direction: int) -> list[Cause]:
     r = {k: _ratio(normal, k, at) for k in ("offered", "aht", "staffed", "busy", "available")}
 
     def part(k, text, power, link=""):
-        return (f"{text} {_pct_off(r[k])}" if r[k] else text, r[k], link, power)
+        return (f"{text} {_pct_off(r[k])}" if r[k] else text, r[k], link, power, k)
 
     if key == "service_level":  # more pressure, lower service level
         parts = [
@@ -94,6 +98,7 @@ def _causes(normal: DayNormal, key: str, at: datetime, direction: int) -> list[C
                         dialed / their.median,
                         reverse("campaign", args=[campaign]),
                         1,
+                        "campaign",
                     )
                 )
         return _shares(parts, direction)
@@ -113,7 +118,7 @@ def what_changed(normal: DayNormal, now: datetime) -> list[Change]:
                 break
             their = normal.normal(fig.key, at)
             value = normal.value(fig.key, at)
-            side = their.outside(value)
+            side = 0 if their.noisy else their.outside(value)
             if side and side != was:
                 found.append(
                     Change(
@@ -123,7 +128,7 @@ def what_changed(normal: DayNormal, now: datetime) -> list[Change]:
                         value,
                         their,
                         side,
-                        _causes(normal, fig.key, at, side),
+                        causes_of(normal, fig.key, at, side),
                     )
                 )
             was = side

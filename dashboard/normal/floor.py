@@ -64,7 +64,7 @@ def past_days(today: date) -> list[date]:
     return [today - timedelta(days=7 * w) for w in range(1, WEEKS + 1)]
 
 
-def _midnight(day: date) -> datetime:
+def midnight(day: date) -> datetime:
     return datetime.combine(day, datetime.min.time(), zone())
 
 
@@ -87,14 +87,14 @@ class DayNormal:
 
 def _rows(day: date) -> dict[datetime, Counts]:
     rows = FloorSlot.objects.filter(
-        start__gte=_midnight(day), start__lt=_midnight(day + timedelta(days=1))
+        start__gte=midnight(day), start__lt=midnight(day + timedelta(days=1))
     ).values("start", *COUNTERS)
     return {slot_of(r.pop("start")): Counts(**r) for r in rows}
 
 
 def day_normal(today: date) -> DayNormal:
     """Today's slots and each figure's normal per slot, from the past days held."""
-    start = _midnight(today)
+    start = midnight(today)
     slots = [start + timedelta(minutes=15 * n) for n in range(96)]
     past = {day: _rows(day) for day in past_days(today)}
     past = {day: rows for day, rows in past.items() if rows}
@@ -118,7 +118,7 @@ def _campaigns(today: date, days: list[date], slots: list[datetime]) -> dict[str
     dialed: dict[str, dict[date, dict[datetime, int]]] = {}
     for day in [today, *days]:
         rows = CampaignSlot.objects.filter(
-            start__gte=_midnight(day), start__lt=_midnight(day + timedelta(days=1))
+            start__gte=midnight(day), start__lt=midnight(day + timedelta(days=1))
         ).values_list("campaign_id", "start", "dialed")
         for campaign, at, n in rows:
             at = slot_of(on_day(at, today))
