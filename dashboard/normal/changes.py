@@ -87,22 +87,40 @@ def causes_of(normal: DayNormal, key: str, at: datetime, direction: int) -> list
             [part("busy", "agents' busy time", 1), part("available", "available time", -1)],
             direction,
         )
-    if key in ("offered", "completed"):
-        parts = []
-        for campaign, slots in normal.campaigns.items():
-            dialed, their = slots[at]
-            if dialed and their.median:
-                parts.append(
-                    (
-                        f"campaign {campaign}: {dialed} dialed against a normal {their.median:g}",
-                        dialed / their.median,
-                        reverse("campaign", args=[campaign]),
-                        1,
-                        "campaign",
-                    )
-                )
-        return _shares(parts, direction)
+    if key in ("offered", "completed"):  # calls = agents' time × calls per agent hour
+        campaigns = by_campaign(normal, at, direction)
+        r[key] = _ratio(normal, key, at)
+        rate = r[key] / r["staffed"] if r[key] and r["staffed"] else None
+        if rate is None:
+            return campaigns
+        parts = [
+            part("staffed", "agents' time signed in", 1),
+            (f"calls per agent hour {_pct_off(rate)}", rate, "", 1, "rate"),
+        ]
+        causes = _shares(parts, direction)
+        for cause in causes:
+            if cause.key == "rate":
+                cause.details = campaigns
+        return causes
     return []
+
+
+def by_campaign(normal: DayNormal, at: datetime, direction: int) -> list[Cause]:
+    """Calls split by campaign: each campaign's dials against its own normal."""
+    parts = []
+    for campaign, slots in normal.campaigns.items():
+        dialed, their = slots[at]
+        if dialed and their.median:
+            parts.append(
+                (
+                    f"campaign {campaign}: {dialed} dialed against a normal {their.median:g}",
+                    dialed / their.median,
+                    reverse("campaign", args=[campaign]),
+                    1,
+                    "campaign",
+                )
+            )
+    return _shares(parts, direction)
 
 
 def what_changed(normal: DayNormal, now: datetime) -> list[Change]:

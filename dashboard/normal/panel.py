@@ -56,7 +56,7 @@ class Run:
     start: datetime
     last: datetime
     before: float | None  # the value of the slot before the run (or the normal's median)
-    value: float | None  # the run's last slot's
+    value: float | None  # the run's first slot's: the change
     bound: str  # "its normal band 85% – 95%", "its goal 80%"
     causes: list[Cause]
 
@@ -123,12 +123,13 @@ def _pct(ratio: float) -> str:
 
 
 # ---- The teams' part: who left the floor around the change --------------------------------
-def by_team(away: list[Away], since: datetime) -> list[Cause]:
-    """The teams whose agents paused or signed out since `since` and are still away, most
-    agents first, each naming its agents (linked to their pages)."""
+def by_team(away: list[Away], since: datetime, until: datetime | None) -> list[Cause]:
+    """The teams whose agents paused or signed out since `since` (and before `until`, for
+    a change that is over) and are still away, most agents first, each naming its agents
+    (linked to their pages)."""
     groups: dict[tuple[str, str], list[Away]] = {}
     for agent in away:
-        if agent.since >= since:
+        if agent.since >= since and (until is None or agent.since < until):
             groups.setdefault((agent.team, agent.status), []).append(agent)
     total = sum(len(g) for g in groups.values())
     causes = []
@@ -150,13 +151,17 @@ def by_team(away: list[Away], since: datetime) -> list[Cause]:
     return sorted(causes, key=lambda c: (-c.share_pct, c.text))
 
 
-def broken_down(causes, days, names, away, today, at, sign, start) -> list[Cause]:
-    """Each cause's own parts: calls offered by queue, agents' time by team."""
+def broken_down(causes, days, names, away, run) -> list[Cause]:
+    """Each cause's own parts: calls offered by queue, and agents' time signed in, when
+    it fell, by the teams who left the floor from the slot before the change on."""
+    normal, today, start, last, sign, ongoing = run
+    staffed = normal.value("staffed", start)
+    fell = staffed is not None and staffed < (normal.normal("staffed", start).median or 0)
     for cause in causes:
         if cause.key == "offered":
-            cause.details = by_queue(days, names, today, at, sign)
-        elif cause.key == "staffed":
-            cause.details = by_team(away, start - SLOT)
+            cause.details = by_queue(days, names, today, start, sign)
+        elif cause.key == "staffed" and fell:
+            cause.details = by_team(away, start - SLOT, None if ongoing else last + SLOT)
     return causes
 
 
@@ -187,7 +192,7 @@ def figure_runs(normal: DayNormal, current: datetime) -> list[tuple]:
 
 
 def goal_runs(days: dict, plans: dict, today: date, current: datetime) -> list[tuple]:
-    """(queue, first slot, last slot, level before, level at the last) of each run of whole
+    """(queue, first slot, last slot, level before, level at the first) of each run of whole
     slots a queue's service level (open minutes) spent below the queue's goal."""
     runs = []
     for queue, plan in plans.items():
@@ -202,7 +207,7 @@ def goal_runs(days: dict, plans: dict, today: date, current: datetime) -> list[t
             if level is None:
                 continue
             if level < goal and run:
-                run[2], run[4] = at, level
+                run[2] = at
             elif level < goal:
                 run = [queue, at, at, before, level]
                 runs.append(run)
@@ -219,12 +224,13 @@ def evaluate(now: datetime, away: list[Away], plans: dict) -> dict:
     today = now.astimezone(zone()).date()
     normal = day_normal(today)
     current = slot_of(now)
+    whole = current - SLOT  # the last whole slot: a run that reaches it is under way
     names = {q: p.get("name") or q for q, p in plans.items()}
     days = queue_days(normal)
     runs = []
     for fig, side, start, last, before in figure_runs(normal, current):
-        their = normal.normal(fig.key, last)
-        causes = causes_of(normal, fig.key, last, side)
+        their = normal.normal(fig.key, start)
+        causes = causes_of(normal, fig.key, start, side)
         sign = -side if fig.key == "service_level" else side
         runs.append(
             Run(
@@ -235,9 +241,11 @@ def evaluate(now: datetime, away: list[Away], plans: dict) -> dict:
                 start,
                 last,
                 their.median if before is None else before,
-                normal.value(fig.key, last),
+                normal.value(fig.key, start),
                 f"its normal band {shown(their.low, fig.unit)} – {shown(their.high, fig.unit)}",
-                broken_down(causes, days, names, away, today, last, sign, start),
+                broken_down(
+                    causes, days, names, away, (normal, today, start, last, sign, last >= whole)
+                ),
             )
         )
     for queue, start, last, before, level in goal_runs(days, plans, today, current):
@@ -253,24 +261,20 @@ def evaluate(now: datetime, away: list[Away], plans: dict) -> dict:
                 level,
                 f"its goal {plans[queue]['goal_pct']:g}%",
                 broken_down(
-                    goal_causes(normal, days, queue, today, last),
+                    goal_causes(normal, days, queue, today, start),
                     days,
                     names,
                     away,
-                    today,
-                    last,
-                    1,
-                    start,
+                    (normal, today, start, last, 1, last >= whole),
                 ),
             )
         )
     runs.sort(key=lambda r: (r.start, r.key), reverse=True)
-    last_whole = current - SLOT
     return {
         "ready": len(normal.days) >= MIN_WEEKS,
-        "note": note(normal, last_whole),
-        "as_of": last_whole.astimezone(zone()).strftime("%H:%M"),
-        "changes": [row(r, last_whole) for r in runs[:LISTED]],
+        "note": note(normal, whole),
+        "as_of": whole.astimezone(zone()).strftime("%H:%M"),
+        "changes": [row(r, whole) for r in runs[:LISTED]],
     }
 
 

@@ -71,7 +71,11 @@ def test_a_queue_surge_is_reported_in_one_evaluation_with_its_queue_first(zone, 
     assert len(first["details"]) == 1  # Care was offered its normal
     offered = changed(what, "offered")
     assert offered["sentence"] == f"Calls offered 40 → 80 since {since}"
-    assert offered["causes"][0]["link"] == "/campaigns/k1/"
+    # Calls are agents' time × calls per agent hour: the same time, twice the rate, and
+    # within it the campaign that dialled twice its normal.
+    rate = offered["causes"][0]
+    assert (rate["text"], rate["share"]) == ("calls per agent hour 100% above normal", 100)
+    assert rate["details"][0]["link"] == "/campaigns/k1/"
     # Sales' service level fell below its own goal (70%) in the same slot.
     goal = changed(what, f"goal:{SALES}")
     assert goal["sentence"] == f"Sales service level 90% → 60% since {since}"
