@@ -221,10 +221,21 @@ def evaluate(now: datetime, away: list[Away], plans: dict) -> dict:
     """What the panel shows as of `now`: whether there is a normal to judge by, a note,
     and the changes, newest first. `plans`: each queue's name and goal (the inbound
     board's figures); `away`: the agents paused or signed out now."""
-    today = now.astimezone(zone()).date()
-    normal = day_normal(today)
-    current = slot_of(now)
-    whole = current - SLOT  # the last whole slot: a run that reaches it is under way
+    normal = day_normal(now.astimezone(zone()).date())
+    whole = slot_of(now) - SLOT  # the last whole slot: a run that reaches it is under way
+    runs = runs_of(normal, slot_of(now), away, plans)
+    return {
+        "ready": len(normal.days) >= MIN_WEEKS,
+        "note": note(normal, whole),
+        "as_of": whole.astimezone(zone()).strftime("%H:%M"),
+        "changes": [row(r, whole) for r in runs[:LISTED]],
+    }
+
+
+def runs_of(normal: DayNormal, current: datetime, away: list[Away], plans: dict) -> list[Run]:
+    """Every change of the day's whole slots before `current`, newest first."""
+    today = normal.today
+    whole = current - SLOT
     names = {q: p.get("name") or q for q, p in plans.items()}
     days = queue_days(normal)
     runs = []
@@ -270,12 +281,7 @@ def evaluate(now: datetime, away: list[Away], plans: dict) -> dict:
             )
         )
     runs.sort(key=lambda r: (r.start, r.key), reverse=True)
-    return {
-        "ready": len(normal.days) >= MIN_WEEKS,
-        "note": note(normal, whole),
-        "as_of": whole.astimezone(zone()).strftime("%H:%M"),
-        "changes": [row(r, whole) for r in runs[:LISTED]],
-    }
+    return runs
 
 
 def goal_causes(normal: DayNormal, days: dict, queue: str, today: date, at: datetime):
