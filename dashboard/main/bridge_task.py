@@ -2,8 +2,8 @@
 summaries refresher, the intraday recorder, the floor replay's recorder and its purge, the
 processing of stored webhook deliveries, the drill-down's journal and its daily purge, the
 alert engine and its chat webhook, the tray's offers on coaching alerts' live calls and
-what changed against the normal, wired together here (each is handed what the others
-give it).
+what changed against the normal (and each day's summary), wired together here (each is
+handed what the others give it).
 
 `run_bridge` is what `manage.py bridge` runs on its own (production) and what `manage.py
 serve` runs beside Daphne on the same event loop (one machine: Daphne has no lifespan and
@@ -36,6 +36,7 @@ from dashboard.live.leader import only_when_leading
 from dashboard.live.state import LiveState
 from dashboard.main.backfill import Backfill
 from dashboard.main.coaching_offers import CoachingOffers
+from dashboard.main.day_summary import run_day_summaries
 from dashboard.normal.outside import outside_normal
 from dashboard.normal.watch import ChangeWatch
 from dashboard.quality.metrics import today_figures
@@ -199,6 +200,7 @@ async def run_bridge(stop: asyncio.Event):
             board.run(stop),
             offers.run(stop),
             changes.run(stop),
+            run_day_summaries(stop, notifier),
             *replay,
         )
 

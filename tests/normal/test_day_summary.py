@@ -4,6 +4,8 @@ above or below, the biggest changes with their causes, and the best and worst qu
 campaigns; a normal day kept says every figure stayed in its band; a wrong date or a day
 not kept gets a sentence, not a page of nothing."""
 
+import asyncio
+import json
 from datetime import UTC, datetime, timedelta
 from html import unescape
 from zoneinfo import ZoneInfo
@@ -11,9 +13,13 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.core.cache import cache
 
+from dashboard.alerts.models import AlertDelivery
+from dashboard.alerts.notify import Notifier, sign
 from dashboard.inbound.board import BOARD_KEY
+from dashboard.main.day_summary import send_day, wait_s
 from dashboard.normal.summary import day_summary, text_of
 from dashboard.testing.normal_days import CARE, PLANS, SALES, rows, slot, write
+from dashboard.testing.receiver import Receiver
 
 
 @pytest.fixture
@@ -95,3 +101,34 @@ def test_a_wrong_date_or_a_day_not_kept_says_so(zone, bob, client_for):
     assert status == 400
     status, html = page(client, "/normal/day/2020-02-03/")
     assert status == 404 and "The dashboard keeps no 15-minute slots of Mon 03 Feb 2020." in html
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_end_of_a_day_posts_its_summary_to_the_chat_webhook(surged):
+    """Through the alert notifier: signed, paced and logged with the alerts' posts."""
+    now, surge = surged
+    receiver = Receiver()
+    notifier = Notifier(receiver.url, "chat-secret", min_interval=0, digest=0)
+    stop = asyncio.Event()
+    posting = asyncio.create_task(notifier.run(stop))
+    try:
+        await send_day(notifier, now.date())
+        for _ in range(100):
+            if receiver.received and await AlertDelivery.objects.filter(delivered=True).aexists():
+                break
+            await asyncio.sleep(0.1)
+    finally:
+        stop.set()
+        await asyncio.wait_for(posting, 5)
+        receiver.close()
+    [(headers, body)] = receiver.received
+    assert headers["x-dashboard-signature"] == sign("chat-secret", body)
+    sent = json.loads(body)
+    assert sent["transition"] == "summary" and sent["day"] == f"{now:%Y-%m-%d}"
+    assert sent["url"].endswith(f"/normal/day/{now:%Y-%m-%d}/")
+    assert f"Service level 90% → 60% since {surge:02d}:00" in sent["text"]
+    logged = await AlertDelivery.objects.aget()
+    assert (logged.alert_id, logged.transition, logged.delivered) == (None, "summary", True)
+    # It goes 5 minutes past the next midnight, in the organisation's zone.
+    midnight = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), now.tzinfo)
+    assert wait_s(midnight - timedelta(hours=1)) == 3600 + 300
