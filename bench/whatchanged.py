@@ -5,24 +5,63 @@ queues, a campaign; today with a queue surge from an hour ago, so changes are fo
 their causes broken down) are written into a fresh SQLite database, beside a live state of
 1,000 agents in 20 teams, a tenth of them paused. Timed: the bridge's whole evaluation
 (normal/watch.py: who is away, read on the loop, then normal/panel.py's `evaluate` in a
-thread), EVALS times. It runs once per NORMAL_EVAL_S (30 s) and after each slot, in a
-worker thread, never per browser.
+thread), EVALS times, in wall-clock and in CPU time (which other work on the machine does
+not inflate). It runs once per NORMAL_EVAL_S (30 s) and after each slot, in a
+worker thread, never per browser. Beside it, what a thread evaluating back to back (the
+worst case: the bridge does it once in 30 s) does to an event loop's timeliness: the p99
+of how late a 5 ms timer wakes, for LAG_S seconds idle and for LAG_S while evaluating.
 
 Run as a module it is the child process that does this (bench/run.py starts it with its
 own database).
 """
 
 import argparse
+import asyncio
 import json
 import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 AGENTS, TEAMS, EVALS = 1000, 20, 30
+LAG_S, TIMER_S = 5.0, 0.005
+
+
+async def _late_ms() -> list[float]:
+    late, end = [], time.perf_counter() + LAG_S
+    while time.perf_counter() < end:
+        started = time.perf_counter()
+        await asyncio.sleep(TIMER_S)
+        late.append((time.perf_counter() - started - TIMER_S) * 1000)
+    return sorted(late)
+
+
+def loop_lag_p99(work=None) -> float:
+    """The p99 of how late the loop's timer woke (ms), with `work` run over and over in a
+    thread meanwhile (none: idle)."""
+    stop = threading.Event()
+
+    def again():
+        from django.db import connection
+
+        while not stop.is_set():
+            work()
+        connection.close()
+
+    thread = threading.Thread(target=again) if work else None
+    if thread:
+        thread.start()
+    try:
+        late = asyncio.run(_late_ms())
+    finally:
+        stop.set()
+        if thread:
+            thread.join()
+    return round(late[int(0.99 * (len(late) - 1))], 2)
 
 
 def child(a):
@@ -62,13 +101,16 @@ def child(a):
         for n in range(a.agents)
     ]
     state.load_snapshot(agents, [], datetime.now(UTC))
-    ms, found = [], 0
+    ms, found, cpu = [], 0, time.process_time()
     for _ in range(a.evals):
         started = time.perf_counter()
         what = evaluate(datetime.now(UTC), away_of(state, datetime.now(UTC)), PLANS)
         ms.append((time.perf_counter() - started) * 1000)
         found = len(what["changes"])
+    cpu_ms = (time.process_time() - cpu) * 1000 / a.evals  # what a loaded machine does not inflate
     ms.sort()
+    idle = loop_lag_p99()
+    evaluating = loop_lag_p99(lambda: evaluate(datetime.now(UTC), [], PLANS))
     print(
         json.dumps(
             {
@@ -77,7 +119,10 @@ def child(a):
                 "changes_found": found,
                 "whatchanged_ms_per_eval": round(statistics.median(ms), 2),
                 "whatchanged_p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 2),
+                "whatchanged_cpu_ms_per_eval": round(cpu_ms, 2),
                 "every_s": settings.NORMAL_EVAL_S,
+                "loop_lag_p99_ms_idle": idle,
+                "loop_lag_p99_ms_evaluating": evaluating,
             }
         )
     )
