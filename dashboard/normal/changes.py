@@ -47,7 +47,7 @@ def _ratio(normal: DayNormal, key: str, at: datetime) -> float | None:
     return value / mid
 
 
-def _shares(parts: list[tuple], sign: int) -> list[Cause]:
+def shares_of(parts: list[tuple], sign: int) -> list[Cause]:
     """Parts as (text, value ÷ normal, link, exponent, key); each one's log term that
     pushes the same way as the change, as a share of their sum, largest first."""
     terms = []
@@ -81,9 +81,9 @@ def causes_of(normal: DayNormal, key: str, at: datetime, direction: int) -> list
             part("aht", "average handle time", 1),
             part("staffed", "agents' time signed in", -1),
         ]
-        return _shares(parts, -direction)
+        return shares_of(parts, -direction)
     if key == "occupancy":
-        return _shares(
+        return shares_of(
             [part("busy", "agents' busy time", 1), part("available", "available time", -1)],
             direction,
         )
@@ -97,7 +97,7 @@ def causes_of(normal: DayNormal, key: str, at: datetime, direction: int) -> list
             part("staffed", "agents' time signed in", 1),
             (f"calls per agent hour {_pct_off(rate)}", rate, "", 1, "rate"),
         ]
-        causes = _shares(parts, direction)
+        causes = shares_of(parts, direction)
         for cause in causes:
             if cause.key == "rate":
                 cause.details = campaigns
@@ -120,7 +120,7 @@ def by_campaign(normal: DayNormal, at: datetime, direction: int) -> list[Cause]:
                     "campaign",
                 )
             )
-    return _shares(parts, direction)
+    return shares_of(parts, direction)
 
 
 def what_changed(normal: DayNormal, now: datetime) -> list[Change]:

@@ -30,13 +30,13 @@ class Figure:
     shown: bool = True  # False: a part other figures are explained by, not a figure
 
 
-def _count_noise(mid: float) -> float:
+def count_noise(mid: float) -> float:
     return max(2.0, math.sqrt(mid))
 
 
 FIGURES = [
-    Figure("offered", "Calls offered", "calls", lambda x: x.calls, _count_noise),
-    Figure("completed", "Calls completed", "calls", lambda x: x.completed, _count_noise),
+    Figure("offered", "Calls offered", "calls", lambda x: x.calls, count_noise),
+    Figure("completed", "Calls completed", "calls", lambda x: x.completed, count_noise),
     Figure("aht", "Average handle time", "s", aht_s, lambda mid: 30.0),
     Figure("occupancy", "Occupancy", "%", occupancy_pct, lambda mid: 5.0),
     Figure("service_level", "Service level", "%", service_level_pct, lambda mid: 5.0),
@@ -172,7 +172,7 @@ def _campaigns(today: date, days: list[date], slots: list[datetime]) -> dict[str
         for at in slots:
             samples = {day: by_day.get(day, {}).get(at, 0) for day in days if day in by_day}
             mid = normal_of(samples, 0).median or 0
-            out[campaign][at] = normal_of(samples, _count_noise(mid))
+            out[campaign][at] = normal_of(samples, count_noise(mid))
     return out
 
 

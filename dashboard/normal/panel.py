@@ -17,8 +17,8 @@ from dashboard.inbound.models import QueueSlot
 from dashboard.live.state import SLOT, slot_of
 from dashboard.shared.charts import on_day, zone
 
-from .changes import Cause, _shares, causes_of
-from .floor import FIGURES, DayNormal, _count_noise, day_normal, midnight
+from .changes import Cause, causes_of, shares_of
+from .floor import FIGURES, DayNormal, count_noise, day_normal, midnight
 from .method import MIN_WEEKS, Normal, normal_of
 from .pages import shown
 
@@ -92,7 +92,7 @@ def queue_offered(days: dict, today: date, queue: str, at: datetime) -> tuple[in
     by_day = days.get(queue, {})
     past = {d: slots.get(at, [0])[0] for d, slots in by_day.items() if d != today}
     mid = normal_of(past, 0).median or 0
-    return by_day.get(today, {}).get(at, [0])[0], normal_of(past, _count_noise(mid))
+    return by_day.get(today, {}).get(at, [0])[0], normal_of(past, count_noise(mid))
 
 
 def by_queue(days: dict, names: dict, today: date, at: datetime, sign: int) -> list[Cause]:
@@ -298,7 +298,7 @@ def goal_causes(normal: DayNormal, days: dict, queue: str, today: date, at: date
         value, their = normal.value(key, at), normal.normal(key, at)
         r = value / their.median if value and their.ready and their.median else None
         parts.append((f"{text} {_pct(r)}" if r else text, r, "", power, key))
-    return _shares(parts, 1)
+    return shares_of(parts, 1)
 
 
 def note(normal: DayNormal, last: datetime) -> str:
