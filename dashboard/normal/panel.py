@@ -4,7 +4,8 @@ per change. A row is a run of whole 15-minute slots a figure spent outside its n
 band, or a queue's service level spent below its goal, newest first, with its numbers
 ("Service level 91% → 74% since 10:15") and its causes ranked by their share of the
 change, each cause broken down in turn (calls offered by queue, agents' time signed in by
-the teams whose agents paused or signed out then) and linked to its page."""
+the teams whose agents paused or signed out then, calls per agent hour by campaign) and
+linked to its page."""
 
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
