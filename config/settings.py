@@ -85,6 +85,7 @@ UPSTREAM_WEBHOOK_SECRETS = env_list("UPSTREAM_WEBHOOK_SECRETS", [])
 UPSTREAM_REFRESH_INTERVAL_S = env.int("UPSTREAM_REFRESH_INTERVAL_S", default=30)
 # The inbound board (dashboard/inbound/board.py) reads queues, schedules and voicemail this often.
 INBOUND_POLL_S = env.float("INBOUND_POLL_S", default=2.0)
+NORMAL_EVAL_S = env.float("NORMAL_EVAL_S", default=30.0)  # what changed: worked out this often
 UPSTREAM_REST_TIMEOUT_S = env.float("UPSTREAM_REST_TIMEOUT_S", default=10.0)
 # What a page asks the service while a person waits (a call, a recording) gives up sooner.
 UPSTREAM_PAGE_TIMEOUT_S = env.float("UPSTREAM_PAGE_TIMEOUT_S", default=4.0)

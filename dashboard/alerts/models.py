@@ -218,8 +218,11 @@ class AlertDelivery(models.Model):
     """One POST to the chat webhook, with every attempt's outcome: one transition, or a
     digest of several folded together (`alert` is then the first of them)."""
 
-    alert = models.ForeignKey(Alert, on_delete=models.CASCADE, related_name="deliveries")
-    transition = models.CharField(max_length=10)  # raised, escalated, cleared, digest
+    # None: not an alert's but a day's summary against its normal (dashboard/main/day_summary.py)
+    alert = models.ForeignKey(
+        Alert, null=True, blank=True, on_delete=models.CASCADE, related_name="deliveries"
+    )
+    transition = models.CharField(max_length=10)  # raised, escalated, cleared, digest, summary
     transitions = models.PositiveIntegerField(default=1)  # how many this POST carries
     url = models.CharField(max_length=500)
     body = models.TextField()

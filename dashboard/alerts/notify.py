@@ -51,7 +51,7 @@ def sign(secret: str, body: bytes) -> str:
 
 @dataclass
 class Outgoing:
-    alert_id: int
+    alert_id: int | None
     transition: str
     payload: dict
     due: datetime  # when the transition fell due: the latency is measured from it
@@ -118,8 +118,9 @@ class Notifier:
     def enabled(self) -> bool:
         return bool(self.url)
 
-    def send(self, alert_id: int, transition: str, payload: dict, due: datetime):
-        """Queue one transition for the next POST; never blocks, never raises."""
+    def send(self, alert_id: int | None, transition: str, payload: dict, due: datetime):
+        """Queue one transition (alert_id None: a day's summary) for the next POST; never
+        blocks, never raises."""
         if self.enabled:
             self.pending.append(Outgoing(alert_id, transition, payload, due))
             self.arrived.set()

@@ -41,6 +41,7 @@ from dashboard.shared.cache_keys import (
 from dashboard.shared.groups import LIVE_GROUP, STATUS_GROUP
 from dashboard.upstream import contract as c
 
+from .changed import render_changed
 from .leader import still_leading
 from .render import Renderer, iso
 from .state import Changes, LiveState, ai_share_pct
@@ -53,7 +54,8 @@ TICK_S = 0.05  # the coalescing tick; docs/performance.md measured 0.1, 0.05 and
 # 4 KB in every push otherwise); a change in between goes out when this much has passed.
 KPI_EVERY_S = 0.25
 TEAM_SETS_EVERY_S = 1.0  # the team sets pages show (accounts/scope.py) are read this often
-PANELS = ("kpis", "agents", "queues", "campaigns", "qa", "alerts")  # a wallboard may show
+# What a wallboard may show ("changed": the live view's "What changed" panel)
+PANELS = ("kpis", "agents", "queues", "campaigns", "qa", "alerts", "changed")
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,7 @@ class Shows:
         return self.compose(message["parts"])
 
 
-LIVE_VIEW = Shows(("agents", "calls", "queues", "kpis"))
+LIVE_VIEW = Shows(("agents", "calls", "queues", "kpis", "changed"))
 
 
 def kpis_part(teams: tuple[str, ...]) -> str:
@@ -132,6 +134,8 @@ class LiveFeed:
         self._sets_at = -TEAM_SETS_EVERY_S  # when they were last read
         self.campaign_rows: list[c.Campaign] = []
         self.panel_html: dict[str, str] = {}  # the wallboard's campaigns, qa and alerts panels
+        self.changed_html = ""  # "What changed", from the figure `what_changed`
+        self._changed_from = None  # the figure it was rendered from
         self._named = 0  # how many agents the cached names and teams cover
         self._status_sent: tuple = (None, 0.0)  # (status, when) last sent to STATUS_GROUP
         self._status_pushed: tuple = ("", 0.0)  # (html, when) last carried by a live push
@@ -288,7 +292,7 @@ class LiveFeed:
                 self.queue_html[queue_id] = self.render.queue(state.queues[queue_id], plan)
                 queues.append(self.queue_html[queue_id])
         kpis = self.render_kpis(changes)
-        panels = self.render_panels(changes)
+        panels = {**self.render_panels(changes), **self.render_changed()}
         if changes.full:
             return self.full_parts()
         parts = {
@@ -342,6 +346,16 @@ class LiveFeed:
         self.panel_html = rendered
         return changed
 
+    def render_changed(self) -> dict[str, str]:
+        """The "What changed" panel, when the bridge's evaluation handed a new one."""
+        what = self.figures.get("what_changed")
+        if self.changed_html and what is self._changed_from:
+            return {}
+        self._changed_from, html = what, render_changed(what)
+        changed = html != self.changed_html
+        self.changed_html = html
+        return {"changed": html} if changed else {}
+
     def upstream_html(self) -> str:
         """The header's status, rendered again only when it changed (every push carries it
         to the snapshot, most pushes to the browsers too)."""
@@ -364,6 +378,7 @@ class LiveFeed:
             **floor_parts(self.agent_html, self.call_html, self.queue_html),
             **{kpis_part(teams): html for teams, html in self.kpi_html.items()},
             **self.panel_html,
+            "changed": self.changed_html,
             "status": self.upstream_html(),
         }
 

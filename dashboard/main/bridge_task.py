@@ -1,8 +1,9 @@
 """The dashboard's background work: the live bridge to the service, its feed, the
 summaries refresher, the intraday recorder, the floor replay's recorder and its purge, the
 processing of stored webhook deliveries, the drill-down's journal and its daily purge, the
-alert engine and its chat webhook, the tray's offers on coaching alerts' live calls,
-wired together here (each is handed what the others give it).
+alert engine and its chat webhook, the tray's offers on coaching alerts' live calls and
+what changed against the normal (and each day's summary), wired together here (each is
+handed what the others give it).
 
 `run_bridge` is what `manage.py bridge` runs on its own (production) and what `manage.py
 serve` runs beside Daphne on the same event loop (one machine: Daphne has no lifespan and
@@ -35,7 +36,9 @@ from dashboard.live.leader import only_when_leading
 from dashboard.live.state import LiveState
 from dashboard.main.backfill import Backfill
 from dashboard.main.coaching_offers import CoachingOffers
+from dashboard.main.day_summary import run_day_summaries
 from dashboard.normal.outside import outside_normal
+from dashboard.normal.watch import ChangeWatch
 from dashboard.quality.metrics import today_figures
 from dashboard.quality.models import Delivery
 from dashboard.quality.processing import run_processor
@@ -133,6 +136,11 @@ def alert_figures() -> dict:
     return {"webhooks_failing": failing, "leads": leads, "normal": outside_normal()}
 
 
+def queue_plans(feed: LiveFeed) -> dict:
+    """Each queue's name and goal, as the inbound board last handed them to the feed."""
+    return (feed.figures.get("inbound") or {}).get("queues") or {}
+
+
 async def run_bridge(stop: asyncio.Event):
     async with httpx.AsyncClient() as client:
         rest = from_settings(client)
@@ -169,6 +177,8 @@ async def run_bridge(stop: asyncio.Event):
         offers = CoachingOffers()  # the tray's listen and whisper on coaching alerts' calls
         board = InboundBoard(rest, state, on_board=board_changed, on_figures=feed.set_figures)
         sinks = Sinks(feed, journal, watch, *recorders, backfill, offers, board)
+        # What changed against the normal: worked out here, pushed by the feed.
+        changes = ChangeWatch(state, feed.set_figures, plans=lambda: queue_plans(feed))
         bridge = Bridge(
             socket_url(settings.UPSTREAM_BASE_URL),
             rest.session,
@@ -189,6 +199,8 @@ async def run_bridge(stop: asyncio.Event):
             notifier.run(stop),
             board.run(stop),
             offers.run(stop),
+            changes.run(stop),
+            run_day_summaries(stop, notifier),
             *replay,
         )
 

@@ -25,6 +25,8 @@ class Cause:
     text: str
     share_pct: int
     link: str = ""
+    details: list["Cause"] = field(default_factory=list)  # what it is made of, in turn
+    key: str = ""  # the part it is ("offered", "aht", "staffed", …; "campaign")
 
 
 @dataclass
@@ -45,18 +47,20 @@ def _ratio(normal: DayNormal, key: str, at: datetime) -> float | None:
     return value / mid
 
 
-def _shares(parts: list[tuple[str, float | None, str, int]], sign: int) -> list[Cause]:
-    """Parts as (text, value ÷ normal, link, exponent); each one's log term that pushes the
-    same way as the change, as a share of their sum, largest first."""
+def shares_of(parts: list[tuple], sign: int) -> list[Cause]:
+    """Parts as (text, value ÷ normal, link, exponent, key); each one's log term that
+    pushes the same way as the change, as a share of their sum, largest first."""
     terms = []
-    for text, ratio, link, power in parts:
+    for text, ratio, link, power, key in parts:
         if ratio is None:
             continue
         term = power * math.log(ratio)
         if term * sign > 0:
-            terms.append((text, term, link))
-    total = sum(t for _, t, _ in terms)
-    causes = [Cause(text, round(100 * t / total), link) for text, t, link in terms if total]
+            terms.append((text, term, link, key))
+    total = sum(t for _, t, _, _ in terms)
+    causes = [
+        Cause(text, round(100 * t / total), link, key=key) for text, t, link, key in terms if total
+    ]
     return sorted(causes, key=lambda c: -c.share_pct)
 
 
@@ -65,11 +69,11 @@ def _pct_off(ratio: float) -> str:
     return f"{abs(off)}% {'above' if off > 0 else 'below'} normal"
 
 
-def _causes(normal: DayNormal, key: str, at: datetime, direction: int) -> list[Cause]:
+def causes_of(normal: DayNormal, key: str, at: datetime, direction: int) -> list[Cause]:
     r = {k: _ratio(normal, k, at) for k in ("offered", "aht", "staffed", "busy", "available")}
 
     def part(k, text, power, link=""):
-        return (f"{text} {_pct_off(r[k])}" if r[k] else text, r[k], link, power)
+        return (f"{text} {_pct_off(r[k])}" if r[k] else text, r[k], link, power, k)
 
     if key == "service_level":  # more pressure, lower service level
         parts = [
@@ -77,27 +81,46 @@ def _causes(normal: DayNormal, key: str, at: datetime, direction: int) -> list[C
             part("aht", "average handle time", 1),
             part("staffed", "agents' time signed in", -1),
         ]
-        return _shares(parts, -direction)
+        return shares_of(parts, -direction)
     if key == "occupancy":
-        return _shares(
+        return shares_of(
             [part("busy", "agents' busy time", 1), part("available", "available time", -1)],
             direction,
         )
-    if key in ("offered", "completed"):
-        parts = []
-        for campaign, slots in normal.campaigns.items():
-            dialed, their = slots[at]
-            if dialed and their.median:
-                parts.append(
-                    (
-                        f"campaign {campaign}: {dialed} dialed against a normal {their.median:g}",
-                        dialed / their.median,
-                        reverse("campaign", args=[campaign]),
-                        1,
-                    )
-                )
-        return _shares(parts, direction)
+    if key in ("offered", "completed"):  # calls = agents' time × calls per agent hour
+        campaigns = by_campaign(normal, at, direction)
+        r[key] = _ratio(normal, key, at)
+        rate = r[key] / r["staffed"] if r[key] and r["staffed"] else None
+        if rate is None:
+            return campaigns
+        parts = [
+            part("staffed", "agents' time signed in", 1),
+            (f"calls per agent hour {_pct_off(rate)}", rate, "", 1, "rate"),
+        ]
+        causes = shares_of(parts, direction)
+        for cause in causes:
+            if cause.key == "rate":
+                cause.details = campaigns
+        return causes
     return []
+
+
+def by_campaign(normal: DayNormal, at: datetime, direction: int) -> list[Cause]:
+    """Calls split by campaign: each campaign's dials against its own normal."""
+    parts = []
+    for campaign, slots in normal.campaigns.items():
+        dialed, their = slots[at]
+        if dialed and their.median:
+            parts.append(
+                (
+                    f"campaign {campaign}: {dialed} dialed against a normal {their.median:g}",
+                    dialed / their.median,
+                    reverse("campaign", args=[campaign]),
+                    1,
+                    "campaign",
+                )
+            )
+    return shares_of(parts, direction)
 
 
 def what_changed(normal: DayNormal, now: datetime) -> list[Change]:
@@ -113,7 +136,7 @@ def what_changed(normal: DayNormal, now: datetime) -> list[Change]:
                 break
             their = normal.normal(fig.key, at)
             value = normal.value(fig.key, at)
-            side = their.outside(value)
+            side = 0 if their.noisy else their.outside(value)
             if side and side != was:
                 found.append(
                     Change(
@@ -123,7 +146,7 @@ def what_changed(normal: DayNormal, now: datetime) -> list[Change]:
                         value,
                         their,
                         side,
-                        _causes(normal, fig.key, at, side),
+                        causes_of(normal, fig.key, at, side),
                     )
                 )
             was = side

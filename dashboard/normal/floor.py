@@ -7,11 +7,15 @@ import math
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime, timedelta
 
+from django.db.models import Count, Max, Sum
+
 from dashboard.live.state import Counts, aht_s, occupancy_pct, service_level_pct, slot_of
 from dashboard.reports.models import CampaignSlot, FloorSlot
 from dashboard.shared.charts import on_day, zone
 
 from .method import WEEKS, Normal, normal_of
+
+NONE = Normal(None, None, None, [])  # no past day held: no normal
 
 COUNTERS = [f.name for f in fields(Counts)]
 
@@ -26,13 +30,13 @@ class Figure:
     shown: bool = True  # False: a part other figures are explained by, not a figure
 
 
-def _count_noise(mid: float) -> float:
+def count_noise(mid: float) -> float:
     return max(2.0, math.sqrt(mid))
 
 
 FIGURES = [
-    Figure("offered", "Calls offered", "calls", lambda x: x.calls, _count_noise),
-    Figure("completed", "Calls completed", "calls", lambda x: x.completed, _count_noise),
+    Figure("offered", "Calls offered", "calls", lambda x: x.calls, count_noise),
+    Figure("completed", "Calls completed", "calls", lambda x: x.completed, count_noise),
     Figure("aht", "Average handle time", "s", aht_s, lambda mid: 30.0),
     Figure("occupancy", "Occupancy", "%", occupancy_pct, lambda mid: 5.0),
     Figure("service_level", "Service level", "%", service_level_pct, lambda mid: 5.0),
@@ -64,7 +68,7 @@ def past_days(today: date) -> list[date]:
     return [today - timedelta(days=7 * w) for w in range(1, WEEKS + 1)]
 
 
-def _midnight(day: date) -> datetime:
+def midnight(day: date) -> datetime:
     return datetime.combine(day, datetime.min.time(), zone())
 
 
@@ -87,15 +91,49 @@ class DayNormal:
 
 def _rows(day: date) -> dict[datetime, Counts]:
     rows = FloorSlot.objects.filter(
-        start__gte=_midnight(day), start__lt=_midnight(day + timedelta(days=1))
+        start__gte=midnight(day), start__lt=midnight(day + timedelta(days=1))
     ).values("start", *COUNTERS)
     return {slot_of(r.pop("start")): Counts(**r) for r in rows}
 
 
+_past: dict = {}  # fingerprint of the past days held -> their part, the last worked out
+
+
+def _fingerprint(today: date) -> tuple:
+    """What the weeks before `today` hold, in two queries: a row added or grown changes it
+    (the backfill fills those days while the live recorder writes only today's)."""
+    since, until = midnight(past_days(today)[-1]), midnight(today)
+    sums = []
+    for model, counters in ((FloorSlot, COUNTERS), (CampaignSlot, ("dialed",))):
+        rows = model.objects.filter(start__gte=since, start__lt=until)
+        sums += rows.aggregate(Count("id"), Max("id"), *(Sum(f) for f in counters)).values()
+    return (today, *sums)
+
+
 def day_normal(today: date) -> DayNormal:
-    """Today's slots and each figure's normal per slot, from the past days held."""
-    start = _midnight(today)
+    """Today's slots and each figure's normal per slot, from the past days held (their
+    part worked out again only when what they hold changed)."""
+    start = midnight(today)
     slots = [start + timedelta(minutes=15 * n) for n in range(96)]
+    key = _fingerprint(today)
+    if key not in _past:
+        _past.clear()
+        _past[key] = _past_part(today, slots)
+    days, normals, campaigns = _past[key]
+    normal = DayNormal(today, days, slots, _rows(today), normals)
+    dialed = _dialed(today, today)
+    normal.campaigns = {
+        campaign: {
+            at: (dialed.get(campaign, {}).get(at), campaigns.get(campaign, {}).get(at, NONE))
+            for at in slots
+        }
+        for campaign in {*campaigns, *dialed}
+    }
+    return normal
+
+
+def _past_part(today: date, slots: list[datetime]) -> tuple:
+    """The past days held, each figure's normal per slot of today, and each campaign's."""
     past = {day: _rows(day) for day in past_days(today)}
     past = {day: rows for day, rows in past.items() if rows}
     on_today = {
@@ -107,32 +145,34 @@ def day_normal(today: date) -> DayNormal:
             samples = {day: fig.value(rows.get(at, Counts())) for day, rows in on_today.items()}
             mid = normal_of(samples, 0).median
             normals[fig.key, at] = normal_of(samples, fig.least(mid or 0))
-    normal = DayNormal(today, sorted(past), slots, _rows(today), normals)
-    normal.campaigns = _campaigns(today, list(past), slots)
-    return normal
+    return sorted(past), normals, _campaigns(today, list(past), slots)
+
+
+def _dialed(day: date, today: date) -> dict[str, dict[datetime, int]]:
+    """Each campaign's dials per slot of `day`, moved onto today's slots."""
+    out: dict[str, dict[datetime, int]] = {}
+    rows = CampaignSlot.objects.filter(
+        start__gte=midnight(day), start__lt=midnight(day + timedelta(days=1))
+    ).values_list("campaign_id", "start", "dialed")
+    for campaign, at, n in rows:
+        out.setdefault(campaign, {})[slot_of(on_day(at, today))] = n
+    return out
 
 
 def _campaigns(today: date, days: list[date], slots: list[datetime]) -> dict[str, dict]:
-    """Each campaign's dials per slot today and their normal (where the dashboard recorded
-    the campaign's counters on the past days)."""
+    """Each campaign's normal dials per slot (where the dashboard recorded the campaign's
+    counters on the past days)."""
     dialed: dict[str, dict[date, dict[datetime, int]]] = {}
-    for day in [today, *days]:
-        rows = CampaignSlot.objects.filter(
-            start__gte=_midnight(day), start__lt=_midnight(day + timedelta(days=1))
-        ).values_list("campaign_id", "start", "dialed")
-        for campaign, at, n in rows:
-            at = slot_of(on_day(at, today))
-            dialed.setdefault(campaign, {}).setdefault(day, {})[at] = n
+    for day in days:
+        for campaign, by_slot in _dialed(day, today).items():
+            dialed.setdefault(campaign, {})[day] = by_slot
     out = {}
     for campaign, by_day in dialed.items():
         out[campaign] = {}
         for at in slots:
             samples = {day: by_day.get(day, {}).get(at, 0) for day in days if day in by_day}
             mid = normal_of(samples, 0).median or 0
-            out[campaign][at] = (
-                by_day.get(today, {}).get(at),
-                normal_of(samples, _count_noise(mid)),
-            )
+            out[campaign][at] = normal_of(samples, count_noise(mid))
     return out
 
 

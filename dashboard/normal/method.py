@@ -11,6 +11,7 @@ WEEKS = 4  # same weekdays looked back over
 MIN_WEEKS = 3  # fewer samples than this: no normal yet
 MAD_TO_SIGMA = 1.4826  # the MAD of normally spread values times this is their deviation
 WIDTH = 2.0  # the band is the median plus or minus this many such deviations
+NOISY = 0.5  # a band wider than this share of its median either side: too noisy to judge
 
 
 @dataclass
@@ -27,6 +28,11 @@ class Normal:
     @property
     def ready(self) -> bool:
         return self.samples >= MIN_WEEKS
+
+    @property
+    def noisy(self) -> bool:
+        """The weeks disagree so much that a value outside the band says little."""
+        return self.ready and bool(self.median) and self.high - self.median > NOISY * self.median
 
     def outside(self, value: float | None) -> int:
         """-1 below the band, 1 above it, 0 inside it (or no band, or no value)."""

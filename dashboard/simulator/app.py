@@ -19,10 +19,11 @@ import wave
 from dataclasses import dataclass, field
 from datetime import datetime
 from urllib.parse import parse_qs
+from zoneinfo import ZoneInfo
 
 import socketio
 
-from . import history, interventions
+from . import history, interventions, shapes
 from .inbound import Inbound
 from .model import ContactCentre, iso
 from .tenants import ORG_A, ORG_B, TokenStore, make_users
@@ -57,6 +58,7 @@ class Options:
     without: dict = field(default_factory=dict)  # outbound group -> 404 or 405
     zone: str = "UTC"  # the organisation's zone: its days and busy hours
     history_days: int = history.KEEP_DAYS  # days of past before the start (0: none)
+    history_shape: shapes.Shape = shapes.NONE  # a known shape of the past, for tests
 
 
 class Reply(Exception):
@@ -85,9 +87,11 @@ class Simulator:
             org: Inbound(f"{options.seed}:{org}", centre.queues, centre.agents, start)
             for org, centre in self.centres.items()
         }
+        shapes.pause_team(options.history_shape, self.centres[ORG_A], ZoneInfo(options.zone), start)
         for centre in self.centres.values():  # the past, today's made now (in bulk)
+            shape = options.history_shape if centre is self.centres[ORG_A] else shapes.NONE
             centre.past = history.History(
-                centre, options.seed, options.zone, start, options.history_days
+                centre, options.seed, options.zone, start, options.history_days, shape
             )
             centre.past.day(centre.past.start_day)
         self.seq = {ORG_A: 0, ORG_B: 0}

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from . import shapes
 from .clock import iso
 from .model import ALERT_KINDS, CONNECTED_OUTCOMES, RULES
 
@@ -62,8 +63,17 @@ def _mean_wait_s(hour: float, weekend: bool) -> float:
 class History:
     """The past of one `ContactCentre` (model.py), read by the paged endpoints."""
 
-    def __init__(self, centre, seed: int, zone: str, start: float, keep_days: int = KEEP_DAYS):
+    def __init__(
+        self,
+        centre,
+        seed: int,
+        zone: str,
+        start: float,
+        keep_days: int = KEEP_DAYS,
+        shape: shapes.Shape = shapes.NONE,
+    ):
         self.centre = centre
+        self.shape = shape  # a known shape (shapes.py), for tests
         self.keep_days = keep_days  # 0: no past at all, not even today's before the start
         self.seed = seed
         self.tz = ZoneInfo(zone)
@@ -95,7 +105,9 @@ class History:
 
     def _make(self, day: date) -> DayLog:
         c = self.centre
-        rng = random.Random(f"history:{self.seed}:{c.org_id}:{day.isoformat()}")
+        rng = random.Random(shapes.day_seed(self.shape, f"history:{self.seed}:{c.org_id}", day))
+        # Ids from the date, even when the draws repeat each week (steady): never twice.
+        ids = random.Random(f"ids:{self.seed}:{c.org_id}:{day}") if self.shape.steady else rng
         d0, d1 = self.day_start(day), self.day_start(day + timedelta(days=1))
         weekend = day.weekday() >= 5
         today = day == self.start_day
@@ -104,7 +116,7 @@ class History:
         ai_campaign = next((x for x in c.campaigns.values() if x.dial_mode == "ai"), None)
 
         def uid():
-            return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+            return str(uuid.UUID(int=ids.getrandbits(128), version=4))
 
         def state(since, until, agent_id, status, call_id=None):
             if until > since:
@@ -130,6 +142,8 @@ class History:
             return row
 
         for agent in c.agents.values():
+            if self.shape.steady:  # each its own draws: one stopping early changes no other
+                rng = random.Random(shapes.day_seed(self.shape, f"{c.org_id}:{agent.id}", day))
             stop = min(d1, agent.since) if today else d1
             t = d0
             if rng.random() < (0.25 if weekend else 0.9):
@@ -139,7 +153,9 @@ class History:
                 state(d0, begin, agent.id, "offline")
                 t = begin
                 while t < end:
-                    wait = rng.expovariate(1 / _mean_wait_s((t - d0) / 3600, weekend))
+                    hour = (t - d0) / 3600
+                    mean = _mean_wait_s(hour, weekend) * shapes.wait_factor(self.shape, today, hour)
+                    wait = rng.expovariate(1 / mean)
                     if rng.random() < 0.06:
                         pause = rng.uniform(120, 900)
                         state(t, min(t + pause, end), agent.id, "paused")
@@ -169,6 +185,8 @@ class History:
                     t = ended + wrap
             state(t, stop, agent.id, "offline")
         if ai_campaign is not None:  # the AI dialer's own calls follow the floor's load
+            if self.shape.steady:
+                rng = random.Random(shapes.day_seed(self.shape, f"{c.org_id}:ai", day))
             slot = 900
             for s in range(int(d0), int(d1), slot):
                 hour = (s - d0) / 3600

@@ -15,6 +15,7 @@ PANELS = [  # key, title; the key names the panel's section on the wallboard pag
     ("campaigns", "Campaign progress"),
     ("qa", "QA leaderboard"),
     ("alerts", "Open coaching alerts"),
+    ("changed", "What changed"),
 ]
 PANEL_TITLES = dict(PANELS)
 SALT = "dashboard.wallboard.link"

@@ -94,7 +94,9 @@ def kiosk(floor):
     """A kiosk link with every panel; its token."""
     manager = floor.server.signed_in_client(ROLES["manager"])
     try:
-        url = create_link(manager, "Accessibility TV", ["kpis", "agents", "queues", "alerts"])
+        url = create_link(
+            manager, "Accessibility TV", ["kpis", "agents", "queues", "alerts", "changed"]
+        )
     finally:
         manager.close()
     return token_of(url)

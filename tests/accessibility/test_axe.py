@@ -90,7 +90,7 @@ def test_wallboard_has_no_wcag_violation_on_any_panel(floor, kiosk, scheme):
         page.goto(f"{floor.url}/wallboard/{kiosk}/")
         page.wait_for_selector("#agents .agent >> nth=39", state="attached", timeout=60_000)
         page.wait_for_selector("#wb-alerts .wb-alerts-total", state="attached", timeout=60_000)
-        for panel in ("kpis", "agents", "queues", "alerts"):
+        for panel in ("kpis", "agents", "queues", "alerts", "changed"):
             page.evaluate(SHOW_PANEL, panel)
             page.wait_for_timeout(300)
             found = violations(page)

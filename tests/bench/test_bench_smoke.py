@@ -105,3 +105,11 @@ def test_it_measures_a_small_backfill_while_the_floor_moves(tmp_path):
     assert (result["agents"], result["events_per_s"]) == (40, 20)
     assert 0 < result["today_s"] <= result["backfill_s"]
     assert result["pushes_during"] > 0 and result["live_p99_ms_after"] > 0
+
+
+def test_it_measures_what_changed_at_a_thousand_agents(tmp_path):
+    bench("whatchanged", tmp_path)
+    got = json.loads((tmp_path / "latest.json").read_text())["whatchanged"]
+    assert got["agents"] == 1000 and got["evals"] == 30
+    assert got["changes_found"] >= 3  # the surge: offered, completed, service level, goals
+    assert got["whatchanged_ms_per_eval"] > 0

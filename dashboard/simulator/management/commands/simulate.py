@@ -6,6 +6,7 @@ import os
 import uvicorn
 from django.core.management.base import BaseCommand
 
+from dashboard.simulator import shapes
 from dashboard.simulator.app import OUTBOUND_GROUPS, Options, Simulator
 
 
@@ -39,6 +40,13 @@ class Command(BaseCommand):
             default=35,
             help="days of history before the start, today's part included (0: none)",
         )
+        parser.add_argument(
+            "--history-shape",
+            action="append",
+            default=[],
+            metavar="steady|surge@HH:MM|pause:TEAM@HH:MM",
+            help="a known shape of the past, for tests (dashboard/simulator/shapes.py)",
+        )
         parser.add_argument("--faults", action="store_true", help="enable /_control/")
         parser.add_argument("--anon-key", default=env("SIM_ANON_KEY", "sim-anon-key"))
         parser.add_argument("--password", default=env("SIM_PASSWORD", "sim-password"))
@@ -56,6 +64,10 @@ class Command(BaseCommand):
     def handle(self, **o):
         if o["agents"] < 1 or o["speed"] <= 0 or o["token_ttl"] < 1 or o["events_per_second"] < 0:
             raise SystemExit("--agents, --speed and --token-ttl must be positive.")
+        try:
+            shape = shapes.parse(o["history_shape"])
+        except ValueError as wrong:
+            raise SystemExit(str(wrong)) from None
         options = Options(
             agents=o["agents"],
             seed=o["seed"],
@@ -76,6 +88,7 @@ class Command(BaseCommand):
             without=groups_off(o["without"]),
             zone=o["zone"],
             history_days=max(0, o["history_days"]),
+            history_shape=shape,
         )
         asyncio.run(self.serve(Simulator(options), o["host"], o["port"]))
 
