@@ -341,7 +341,7 @@
       note.id = "catching-up";
       note.className = "catching-up";
       note.setAttribute("role", "status");
-      (conn?.parentElement || document.body).insertBefore(note, conn?.nextSibling || null);
+      (conn || document.body).appendChild(note); // within the status: the header's layout holds
     }
     note.hidden = false;
     const every = Math.max(1, Math.round(everyMs / 1000));
