@@ -12,7 +12,8 @@ from dashboard.upstream.webhooks import ORGANIZATION_KEY, remember_organization
 
 from . import browsers, deliveries, stores
 from .people import make_user
-from .servers import start_dashboard
+from .processes import free_port
+from .servers import WEBHOOK_SECRET, start_dashboard
 from .simulator import start_simulator
 
 # Limits that make real time pass slowly in the product, shortened for every dashboard the
@@ -127,6 +128,22 @@ def module_simulator():
     sim = start_simulator("--faults", "--seed", "7")
     yield sim
     sim.stop()
+
+
+@pytest.fixture
+def worker_ports():
+    """Two free ports for the web workers of a production topology (`start_topology`)."""
+    return [free_port(), free_port()]
+
+
+@pytest.fixture
+def hooked_simulator(sim_factory, worker_ports):
+    """A simulated tenant of the test's own whose signed webhooks go to the first web
+    worker of `worker_ports` (the topology's `UPSTREAM_WEBHOOK_SECRETS`)."""
+    hook = f"http://127.0.0.1:{worker_ports[0]}/webhooks/service/"
+    return sim_factory(
+        "--faults", "--seed", "7", "--webhook-url", hook, "--webhook-secret", WEBHOOK_SECRET
+    )
 
 
 # ---- The dashboard and a browser ----------------------------------------------------------

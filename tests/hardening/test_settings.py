@@ -3,11 +3,9 @@ settings that would make every request fail or expose the server are refused at 
 
 import json
 import os
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+from dashboard.testing.processes import ROOT, run_manage
+
 PROBE = (
     "from django.conf import settings as s; import json; print(json.dumps({"
     "'env': s.DJANGO_ENV, 'production': s.PRODUCTION, 'debug': s.DEBUG,"
@@ -31,13 +29,7 @@ def settings_with(tmp_path, env_file: str, **environment):
     env.pop("DJANGO_SETTINGS_MODULE", None)
     env.update(ENV_FILE=str(path), DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
     env.update(environment)
-    return subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", PROBE],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    return run_manage(env, "shell", "-c", PROBE)
 
 
 def seen(result):

@@ -1,12 +1,11 @@
 """The live pages in Chromium as people use them: on phones and tablets, for a minute with
 the console open, and with the websocket blocked."""
 
-import time
-
 import pytest
 
 from dashboard.testing.browsers import screenshot, sign_in, wait_for_js
 from dashboard.testing.links import create_link
+from dashboard.testing.processes import let_pass
 from dashboard.testing.servers import start_dashboard
 
 DEVICES = {"phone": (390, 844), "tablet": (768, 1024)}
@@ -82,7 +81,7 @@ def test_a_minute_on_the_live_view_and_a_wallboard_logs_no_error(floor, browser)
         for page in (live, tv):
             wait_for_js(page, "document.getElementById('conn').dataset.state === 'live'")
         seen = live.evaluate("document.querySelectorAll('#calls-list li[id]').length")
-        time.sleep(60)
+        let_pass(60, "a minute of pushes on both screens")
         assert live.evaluate("document.getElementById('conn').dataset.state") == "live"
         assert tv.locator("#wb-stale").is_hidden()
         assert live.errors == [] and tv.errors == [], (live.errors[:3], tv.errors[:3])
