@@ -225,7 +225,8 @@ async def run_processor(stop: asyncio.Event, on_figures=None):
             except Exception:
                 log.exception("webhook processing pass failed; retrying")
                 recover = True  # rows this pass had claimed go back in the queue
-            wakeup.clear()
+            if not stop.is_set():  # a stop during the pass set `wakeup`: keep it
+                wakeup.clear()
             await pause(wakeup, SWEEP_S)
     finally:
         if _processor is mine:
