@@ -13,9 +13,9 @@ Modules, each named for what it gives:
 - `simulator`: `start_simulator(*args)` runs `manage.py simulate` and returns a `Sim`
   (`control`, `agents`, `stats`, `sign_in`, `get`, its URLs and users).
 - `servers`: `start_dashboard(sim, tmp_path, extra_env)` runs `manage.py serve` and returns
-  a `DashboardServer` (`url`, `add_user`, `signed_in_client`, `session_cookie`, `manage`,
-  `log`, `stop`); `start_topology` (Redis, workers and bridges), `start_bridge`,
-  `start_worker`, `dashboard_env`, `ready`.
+  a `DashboardServer` (`url`, `add_user`, `add_users`, `signed_in_client`,
+  `session_cookie`, `manage`, `log`, `stop`); `start_topology` (Redis, workers and
+  bridges), `start_bridge`, `start_worker`, `dashboard_env`, `ready`.
 - `stores`: `redis_server()` and `postgres_server()` (context managers), and
   `RestartableRedis`/`RestartablePostgres` for a store's outage.
 - `browsers`: `sign_in(page, server, user)`, `screenshot(page, name)` (test-artifacts/),
@@ -46,9 +46,14 @@ What keeps the suite fast, for new tests to use:
   (`.test-cache/`), never a `migrate` per start; a restart on the same `tmp_path` keeps it.
 - The product's slow clocks are settings, shortened for every dashboard the tests start
   (`fixtures.TEST_SETTINGS`: heartbeat 1 s, browsers' staleness 3 s); a value set in the
-  shell wins. A test that needs another value passes it in `extra_env`.
+  shell wins. A test that needs another value passes it in `extra_env`. Passwords are
+  hashed with a fast hasher there and in the tests' own database (Django's default costs
+  about a second of CPU per sign-in or new user).
+- A management command's start costs seconds on a busy machine: `server.add_users({...},
+  then=...)` adds several people (and runs any setup code) in one.
 - Real-time windows of the long tests are environment variables with short defaults:
-  `TEST_SOAK_S` (the token-rotation soak, 20 s; 60 for a whole minute) and
+  `TEST_SOAK_S` (the token-rotation soak and the live view's and wallboard's soak, 20 s;
+  60 for a whole minute) and
   `TEST_OUTAGE_S` (the refused-sockets outage, 12 s).
 - `make test` runs the tests in parallel workers (pytest-xdist, `-n 3 --dist loadfile`;
   `TEST_WORKERS=0 make test` for one process): a module's tests stay together and in

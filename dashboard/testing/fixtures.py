@@ -18,9 +18,11 @@ from .simulator import start_simulator
 
 # Limits that make real time pass slowly in the product, shortened for every dashboard the
 # tests start (they inherit this environment). Each is a setting; the shell's value wins.
+FAST_HASHER = "django.contrib.auth.hashers.MD5PasswordHasher"
 TEST_SETTINGS = {
     "LIVE_HEARTBEAT_S": "1",  # a quiet floor's push; the upstream status lapses after 3
     "LIVE_STALE_AFTER_S": "3",  # browsers say "stale" after this long without a message
+    "PASSWORD_HASHERS": FAST_HASHER,  # a sign-in or a new user: not a second of CPU each
 }
 for _name, _value in TEST_SETTINGS.items():
     os.environ.setdefault(_name, _value)
@@ -37,6 +39,13 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, t
     db = settings.DATABASES["default"]
     if db["ENGINE"].endswith("sqlite3"):
         db.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("db") / "test.sqlite3")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fast_password_hasher():
+    """The tests' own users are hashed fast too (Django's default costs a second each)."""
+    with override_settings(PASSWORD_HASHERS=[FAST_HASHER]):
+        yield
 
 
 # ---- People -----------------------------------------------------------------------------

@@ -12,7 +12,8 @@ PROBE = (
     "'secret_key': s.SECRET_KEY, 'hosts': s.ALLOWED_HOSTS, 'org': s.ORGANIZATION_NAME,"
     "'secrets': s.UPSTREAM_WEBHOOK_SECRETS, 'base_url': s.UPSTREAM_BASE_URL,"
     "'simulator': s.UPSTREAM_USE_SIMULATOR, 'refresh': s.UPSTREAM_REFRESH_INTERVAL_S,"
-    "'db': s.DATABASES['default']['ENGINE'], 'redis': s.REDIS_URL}))"
+    "'db': s.DATABASES['default']['ENGINE'], 'redis': s.REDIS_URL,"
+    "'hasher': s.PASSWORD_HASHERS[0].rsplit('.', 1)[1]}))"
 )
 NAMES = {
     line.split("=", 1)[0]
@@ -78,3 +79,12 @@ def test_production_refuses_an_empty_secret_key(tmp_path):
 def test_production_refuses_debug(tmp_path):
     r = settings_with(tmp_path, "", DJANGO_ENV="production", SECRET_KEY="k" * 50, DEBUG="true")
     assert r.returncode != 0 and "DEBUG=true is refused in production" in r.stderr
+
+
+def test_only_outside_production_may_the_password_hasher_be_named(tmp_path):
+    md5 = "django.contrib.auth.hashers.MD5PasswordHasher"
+    assert seen(settings_with(tmp_path, "", PASSWORD_HASHERS=md5))["hasher"] == "MD5PasswordHasher"
+    production = settings_with(
+        tmp_path, "", DJANGO_ENV="production", SECRET_KEY="k" * 50, PASSWORD_HASHERS=md5
+    )
+    assert seen(production)["hasher"] == "PBKDF2PasswordHasher"
