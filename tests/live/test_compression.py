@@ -22,19 +22,21 @@ SMALL_WINDOW = "permessage-deflate; client_max_window_bits; server_max_window_bi
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
     sim = start_simulator("--agents", 500, "--events-per-second", 100, "--seed", 3)
-    server = start_dashboard(sim, tmp_path_factory.mktemp("deflate"))
-    server.add_user("sup", "supervisor")
-    cookie = "Cookie: " + server.session_cookie("sup")
-
-    def socket(**kwargs) -> RawSocket:
-        return RawSocket(server.url, "/ws/live/", [cookie], **kwargs)
-
     try:
-        yield server, socket
-        assert "Traceback" not in server.log()
+        server = start_dashboard(sim, tmp_path_factory.mktemp("deflate"))
+        try:
+            server.add_user("sup", "supervisor")
+            cookie = "Cookie: " + server.session_cookie("sup")
+
+            def socket(**kwargs) -> RawSocket:
+                return RawSocket(server.url, "/ws/live/", [cookie], **kwargs)
+
+            yield server, socket
+            assert "Traceback" not in server.log()
+        finally:
+            server.stop()
     finally:
-        server.stop()
-        sim.stop()
+        sim.stop()  # also when the dashboard failed to start: nothing outlives the module
 
 
 def test_compressed_sockets_read_the_same_frames_as_a_plain_one_in_a_tenth_of_the_bytes(live):
