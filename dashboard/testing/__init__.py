@@ -4,18 +4,27 @@ wait on, each in one place. Product code never imports it (tests/test_layers.py)
 Modules, each named for what it gives:
 
 - `processes`: `Process` (a child with its output kept as it comes: `said`, `log`,
-  `wait_for_line`, `expect`/`say` for line-driven children, `stop`, `kill`), `free_port`,
-  and the one way to poll: `wait_until(check, timeout, what)` and, on a test's event loop,
-  `await await_until(...)`.
+  `wait_for_line`, `expect`/`say` for line-driven children, `wait`, `stop`, `kill`),
+  `run`/`run_manage` (a child run to its end), `command_env`, `free_port`; the one way to
+  poll: `wait_until(check, timeout, what)` and, on a test's event loop,
+  `await await_until(...)`; time let pass on purpose: `let_pass(seconds, why)`,
+  `async for now in each_moment(seconds)`. Tests use nothing else to start, wait or poll
+  (tests/test_test_style.py refuses `subprocess`, `time.sleep` and hand-made polling).
 - `simulator`: `start_simulator(*args)` runs `manage.py simulate` and returns a `Sim`
   (`control`, `agents`, `stats`, `sign_in`, `get`, its URLs and users).
 - `servers`: `start_dashboard(sim, tmp_path, extra_env)` runs `manage.py serve` and returns
-  a `DashboardServer` (`url`, `add_user`, `signed_in_client`, `manage`, `log`, `stop`);
-  `start_topology` (Redis, workers and bridges), `start_bridge`, `start_worker`,
-  `dashboard_env`, `signed_in_client`, `session_cookie`, `ready`.
-- `stores`: `redis_server()` and `postgres_server()` (context managers).
+  a `DashboardServer` (`url`, `add_user`, `add_users`, `signed_in_client`,
+  `session_cookie`, `manage`, `log`, `stop`); `start_topology` (Redis, workers and
+  bridges), `start_bridge`, `start_worker`, `dashboard_env`, `ready`.
+- `stores`: `redis_server()` and `postgres_server()` (context managers), and
+  `RestartableRedis`/`RestartablePostgres` for a store's outage.
 - `browsers`: `sign_in(page, server, user)`, `screenshot(page, name)` (test-artifacts/),
   `wait_for_js(page, js_condition)`.
+- Signing in, one helper per level, each through the real sign-in form: an HTTP client
+  (`signed_in_client(url, user)`), a session cookie for a websocket or a raw request
+  (`session_cookie(url, user)`), a browser (`browsers.sign_in`); both first are also
+  methods of a `DashboardServer`. In process, without a server: the `client_for` fixture
+  and `sockets.session_cookie_for(user)`.
 - `live_view`: the live view as a browser reads it (`LiveSocket`, `LiveBrowser`, `View`,
   `matches_truth`); `sockets`: in-process websockets (`socket_for`, `communicator`,
   `closed_with`); `feeds`: `Events` (the service's events made by hand) and
@@ -26,8 +35,9 @@ Modules, each named for what it gives:
 - `fixtures`: the pytest plugin (tests/conftest.py loads it): `alice` (Manager), `bob`
   (Supervisor), `carol` (Wallboard viewer), `dave` (no role), `client_for`, `role_groups`;
   `simulator` (a test's own), `module_simulator` (one per module, for tests that only
-  read), `sim_factory`; `dashboard_server`; `browser` (one Chromium per module), `page`;
-  `redis_url`, `postgres_url`.
+  read), `sim_factory`; `worker_ports` and `hooked_simulator` (its webhooks sent to the
+  first of them) for a production topology; `dashboard_server`; `browser` (one Chromium
+  per module), `page`; `redis_url`, `postgres_url`.
 
 What keeps the suite fast, for new tests to use:
 
@@ -36,9 +46,14 @@ What keeps the suite fast, for new tests to use:
   (`.test-cache/`), never a `migrate` per start; a restart on the same `tmp_path` keeps it.
 - The product's slow clocks are settings, shortened for every dashboard the tests start
   (`fixtures.TEST_SETTINGS`: heartbeat 1 s, browsers' staleness 3 s); a value set in the
-  shell wins. A test that needs another value passes it in `extra_env`.
+  shell wins. A test that needs another value passes it in `extra_env`. Passwords are
+  hashed with a fast hasher there and in the tests' own database (Django's default costs
+  about a second of CPU per sign-in or new user).
+- A management command's start costs seconds on a busy machine: `server.add_users({...},
+  then=...)` adds several people (and runs any setup code) in one.
 - Real-time windows of the long tests are environment variables with short defaults:
-  `TEST_SOAK_S` (the token-rotation soak, 20 s; 60 for a whole minute) and
+  `TEST_SOAK_S` (the token-rotation soak and the live view's and wallboard's soak, 20 s;
+  60 for a whole minute) and
   `TEST_OUTAGE_S` (the refused-sockets outage, 12 s).
 - `make test` runs the tests in parallel workers (pytest-xdist, `-n 3 --dist loadfile`;
   `TEST_WORKERS=0 make test` for one process): a module's tests stay together and in

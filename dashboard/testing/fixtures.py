@@ -12,14 +12,17 @@ from dashboard.upstream.webhooks import ORGANIZATION_KEY, remember_organization
 
 from . import browsers, deliveries, stores
 from .people import make_user
-from .servers import start_dashboard
+from .processes import free_port
+from .servers import WEBHOOK_SECRET, start_dashboard
 from .simulator import start_simulator
 
 # Limits that make real time pass slowly in the product, shortened for every dashboard the
 # tests start (they inherit this environment). Each is a setting; the shell's value wins.
+FAST_HASHER = "django.contrib.auth.hashers.MD5PasswordHasher"
 TEST_SETTINGS = {
     "LIVE_HEARTBEAT_S": "1",  # a quiet floor's push; the upstream status lapses after 3
     "LIVE_STALE_AFTER_S": "3",  # browsers say "stale" after this long without a message
+    "PASSWORD_HASHERS": FAST_HASHER,  # a sign-in or a new user: not a second of CPU each
 }
 for _name, _value in TEST_SETTINGS.items():
     os.environ.setdefault(_name, _value)
@@ -36,6 +39,13 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, t
     db = settings.DATABASES["default"]
     if db["ENGINE"].endswith("sqlite3"):
         db.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("db") / "test.sqlite3")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fast_password_hasher():
+    """The tests' own users are hashed fast too (Django's default costs a second each)."""
+    with override_settings(PASSWORD_HASHERS=[FAST_HASHER]):
+        yield
 
 
 # ---- People -----------------------------------------------------------------------------
@@ -127,6 +137,22 @@ def module_simulator():
     sim = start_simulator("--faults", "--seed", "7")
     yield sim
     sim.stop()
+
+
+@pytest.fixture
+def worker_ports():
+    """Two free ports for the web workers of a production topology (`start_topology`)."""
+    return [free_port(), free_port()]
+
+
+@pytest.fixture
+def hooked_simulator(sim_factory, worker_ports):
+    """A simulated tenant of the test's own whose signed webhooks go to the first web
+    worker of `worker_ports` (the topology's `UPSTREAM_WEBHOOK_SECRETS`)."""
+    hook = f"http://127.0.0.1:{worker_ports[0]}/webhooks/service/"
+    return sim_factory(
+        "--faults", "--seed", "7", "--webhook-url", hook, "--webhook-secret", WEBHOOK_SECRET
+    )
 
 
 # ---- The dashboard and a browser ----------------------------------------------------------

@@ -137,7 +137,7 @@ def matches_truth(sim, server, client, timeout=30.0) -> View:
 
 class LiveBrowser:
     """A signed-in browser's live socket on a test's event loop: keeps the agents' states
-    as the page would (`session_cookie` in servers.py signs it in)."""
+    as the page would (`servers.session_cookie` signs it in)."""
 
     def __init__(self, url):
         self.url, self.view, self.frames = url, View(), 0
@@ -162,6 +162,37 @@ class LiveBrowser:
     async def close(self):
         self.reader.cancel()
         await self.socket.close()
+
+
+class ReconnectingBrowser(LiveBrowser):
+    """A live page's socket that reconnects a second after it closes, as htmx's websocket
+    extension does (its snapshot then replaces the view); `drops` counts the closes, which
+    the page shows as "reconnecting"."""
+
+    drops = 0
+
+    async def open(self, cookie):
+        self.cookie = cookie
+        self.reader = asyncio.ensure_future(self._follow())
+        return self
+
+    async def _follow(self):
+        ws_url = self.url.replace("http://", "ws://") + "/ws/live/"
+        headers = {"Cookie": self.cookie, "Origin": self.url}
+        while True:
+            try:
+                async with websockets.connect(ws_url, additional_headers=headers) as socket:
+                    self.socket = socket
+                    async for frame in socket:
+                        self.frames += 1
+                        parse([frame], self.view)
+            except (OSError, websockets.WebSocketException):
+                pass
+            self.drops += 1
+            await asyncio.sleep(1)
+
+    async def close(self):
+        self.reader.cancel()
 
 
 KPI = re.compile(r'<button class="label"[^>]*>([^<]+)</button><div class="value">([^<]*)</div>')

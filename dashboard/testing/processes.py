@@ -2,11 +2,15 @@
 
 A `Process` runs in a session of its own (stopping it stops what it started) and has its
 output read into memory line by line as it comes, so a test can ask what it has said so
-far and a failure can show its log. `wait_until` and `await_until` poll a condition.
+far and a failure can show its log; `run` and `run_manage` run a child to its end.
+`wait_until` and `await_until` poll a condition; `let_pass` and `each_moment` are the
+real time a test lets pass on purpose (an outage's length, a window watched). Tests use
+these, never `subprocess` or `time.sleep` (tests/test_test_style.py).
 """
 
 import asyncio
 import contextlib
+import inspect
 import os
 import signal
 import socket
@@ -18,6 +22,33 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 MANAGE = [sys.executable, "manage.py"]
+
+
+def command_env(**variables) -> dict:
+    """This environment for a child that reads its settings as a deployment does (without
+    pytest-django's DJANGO_SETTINGS_MODULE), with `variables` set."""
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    return env | {k: str(v) for k, v in variables.items()}
+
+
+def run(args, *, env=None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """A child run to its end in the project's folder; its stdout and stderr kept apart,
+    as text. The caller checks `returncode` (a refusal to start can be the point)."""
+    return subprocess.run(
+        [str(a) for a in args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def run_manage(env: dict, *args, timeout: float = 120) -> subprocess.CompletedProcess:
+    """`manage.py ARGS` run to its end with `env` (see `run`)."""
+    return run([*MANAGE, *args], env=env, timeout=timeout)
+
+
+def last_line(result: subprocess.CompletedProcess) -> str:
+    """The last line a child printed (what a `shell -c` probe answers), failing with its
+    stderr if it did not succeed."""
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout.strip().splitlines()[-1]
 
 
 def free_port() -> int:
@@ -105,6 +136,12 @@ class Process:
                 raise RuntimeError(f"{self.popen.args[:4]} did not say {prefix!r}")
             time.sleep(0.01)
 
+    def wait(self, timeout: float = 30) -> int:
+        """Its exit code, once it has ended (within `timeout`)."""
+        code = self.popen.wait(timeout)
+        self.ended.wait(timeout)
+        return code
+
     def say(self, line: str):
         self.popen.stdin.write(line + "\n")
         self.popen.stdin.flush()
@@ -153,14 +190,39 @@ def wait_until(check, timeout: float = 30, what="", *, interval=0.1, ignoring=()
         time.sleep(interval)
 
 
-async def await_until(check, timeout: float = 30, what="", *, interval=0.1):
-    """`wait_until` for a test's event loop: sleeps without blocking the loop."""
+async def await_until(check, timeout: float = 30, what="", *, interval=0.1, ignoring=()):
+    """`wait_until` for a test's event loop: sleeps without blocking the loop. `check` may
+    be a coroutine function (a query through the ORM's async API)."""
     deadline = time.monotonic() + timeout
-    while not (result := check()):
+    while True:
+        try:
+            result = check()
+            if inspect.isawaitable(result):
+                result = await result
+        except ignoring:
+            result = None
+        if result:
+            return result
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout:g} s waiting for {_said(what, check)}")
         await asyncio.sleep(interval)
-    return result
+
+
+def let_pass(seconds: float, why: str):
+    """Real time a test lets pass on purpose: an outage's length, a soak, a window in
+    which something must not happen. Never a wait for something to happen (`wait_until`
+    is that); `why` says which window it is."""
+    assert why, "say what the time is for"
+    time.sleep(max(0.0, seconds))
+
+
+async def each_moment(seconds: float, every: float = 0.2):
+    """Over `seconds` of real time, the monotonic time every `every` s: a window a test
+    watches (what screens said during an outage), on its event loop."""
+    end = time.monotonic() + seconds
+    while (now := time.monotonic()) < end:
+        await asyncio.sleep(min(every, end - now))
+        yield time.monotonic()
 
 
 def _said(what, check) -> str:

@@ -9,14 +9,13 @@ of one database migrated once per set of migrations, not a `migrate` per start.
 import hashlib
 import os
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
-from .processes import MANAGE, ROOT, Process, free_port, wait_until
+from .processes import MANAGE, ROOT, Process, free_port, run_manage, wait_until
 
 USER_PASSWORD = "e2e-password-123"
 WEBHOOK_SECRET = "e2e-webhook-secret"
@@ -42,10 +41,10 @@ def dashboard_env(sim, database_url: str, **settings) -> dict:
 
 
 def manage(env: dict, *args) -> str:
-    """Run a management command with `env`; its output."""
-    return subprocess.run(
-        [*MANAGE, *args], cwd=ROOT, env=env, check=True, capture_output=True, text=True
-    ).stdout
+    """Run a management command with `env`, which must succeed; its output."""
+    result = run_manage(env, *args)
+    assert result.returncode == 0, f"manage.py {args[0]} failed:\n{result.stderr[-3000:]}"
+    return result.stdout
 
 
 def migrated_sqlite(path: Path) -> str:
@@ -86,14 +85,22 @@ class DashboardServer:
         self.manage("adduser", username, "--role", role, "--password", USER_PASSWORD)
         return username
 
+    def add_users(self, roles: dict, then: str = ""):
+        """`adduser` for each username: role of `roles`, then the Python `then`, in one
+        `manage.py shell` (a management command's start costs seconds on a busy machine)."""
+        calls = "".join(
+            f"call_command('adduser', {name!r}, role={role!r}, password={USER_PASSWORD!r})\n"
+            for name, role in roles.items()
+        )
+        self.manage(
+            "shell", "-c", f"from django.core.management import call_command\n{calls}{then}"
+        )
+
     def signed_in_client(self, username: str, timeout: float = 10) -> httpx.Client:
         return signed_in_client(self.url, username, timeout)
 
-    def cookie_header(self, username: str) -> str:
-        """A `Cookie:` request header of `username` signed in, for a raw websocket."""
-        http = self.signed_in_client(username)
-        http.close()
-        return "Cookie: " + "; ".join(f"{k}={v}" for k, v in http.cookies.items())
+    def session_cookie(self, username: str) -> str:
+        return session_cookie(self.url, username)
 
     def log(self) -> str:
         return self.process.log()
@@ -170,12 +177,13 @@ def signed_in_client(url: str, username: str, timeout: float = 10) -> httpx.Clie
     return client
 
 
-async def session_cookie(url: str, username: str) -> str:
-    """Sign in through the form from a test's event loop; the session cookie."""
-    async with httpx.AsyncClient(base_url=url, timeout=10) as client:
-        await client.get("/accounts/login/")
-        await client.post("/accounts/login/", data=_sign_in_form(client, username))
-        return f"sessionid={client.cookies['sessionid']}"
+def session_cookie(url: str, username: str) -> str:
+    """A `Cookie` header's value (session and CSRF cookies) of `username` signed in
+    through the form, for a websocket or a raw request (`Cookie: ...`). From a test's
+    event loop: `await asyncio.to_thread(session_cookie, url, username)`."""
+    client = signed_in_client(url, username)
+    client.close()
+    return "; ".join(f"{k}={v}" for k, v in client.cookies.items())
 
 
 def _sign_in_form(client, username: str) -> dict:

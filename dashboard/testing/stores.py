@@ -6,6 +6,7 @@ import contextlib
 import glob
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -112,3 +113,69 @@ def _version(path: str) -> float:
         return float(path.split("/")[-2])
     except ValueError:
         return 0.0
+
+
+class RestartableRedis:
+    """A Redis on a fixed port that can be stopped and started again (empty, as a Redis
+    without persistence comes back): a store's outage."""
+
+    def __init__(self, workdir):
+        self.port, self.workdir = free_port(), workdir
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process = None
+        self.start()
+
+    def start(self):
+        self.process = Process(
+            [binary("redis-server"), "--port", self.port, "--bind", "127.0.0.1"]
+            + ["--save", "", "--appendonly", "no", "--dir", self.workdir]
+        )
+        wait_until(lambda: redis.Redis.from_url(self.url).ping(), 30, "redis", ignoring=Exception)
+
+    def stop(self):
+        self.process.stop()
+
+
+class RestartablePostgres:
+    """A PostgreSQL cluster on a fixed port that can be stopped (fast shutdown: sessions
+    cut, as a restart does) and started again with its data; one database, its URL."""
+
+    def __init__(self):
+        pg_dirs = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=_version, reverse=True)
+        self.postgres = binary("postgres", *pg_dirs)
+        self.as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        self.workdir = tempfile.mkdtemp(prefix="dashboard-pg-")
+        if self.as_user:
+            shutil.chown(self.workdir, "postgres")
+        self.data, self.port = os.path.join(self.workdir, "data"), free_port()
+        subprocess.run(
+            [*self.as_user, binary("initdb", *pg_dirs), "-D", self.data, "-U", PG_USER]
+            + ["--auth=trust", "-E", "UTF8", "--no-sync"],
+            check=True,
+            capture_output=True,
+        )
+        self.start()
+        with psycopg.connect(self.server_url("postgres"), autocommit=True) as conn:
+            conn.execute('CREATE DATABASE "dashboard"')
+        self.url = self.server_url("dashboard")
+
+    def server_url(self, database: str) -> str:
+        return f"postgres://{PG_USER}@127.0.0.1:{self.port}/{database}"
+
+    def start(self):
+        self.process = Process(
+            [*self.as_user, self.postgres, "-D", self.data, "-p", self.port, "-h", "127.0.0.1"]
+            + ["-k", self.workdir, "-c", "fsync=off", "-c", "full_page_writes=off"]
+        )
+        check = lambda: psycopg.connect(self.server_url("postgres")).close() or 1  # noqa: E731
+        wait_until(check, 30, "postgres", ignoring=Exception)
+
+    def stop(self):
+        """SIGINT to the cluster: a fast shutdown, every session cut."""
+        if self.process.running:
+            os.killpg(self.process.pid, signal.SIGINT)
+            self.process.popen.wait(30)
+
+    def remove(self):
+        self.stop()
+        shutil.rmtree(self.workdir, ignore_errors=True)

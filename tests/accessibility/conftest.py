@@ -64,22 +64,18 @@ def floor(tmp_path_factory, browser):
     )  # fmt: skip
     server = start_dashboard(sim, tmp_path_factory.mktemp("a11y"), port=port)
     try:
-        server.manage("shell", "-c", LOW_LIMITS)
         for _ in range(COACHING_ALERTS):
             sim.control("webhook", event="coaching_alert")
         for team in TEAMS:  # one in each of MY_FLOOR's teams: amber there too
             agent = [a for a in sim.agents() if a["team"] == team][-1]
             sim.control("agent-status", agent_id=agent["agentId"], status="paused")
-        for role, name in ROLES.items():
-            server.add_user(name, role)
-        server.add_user(DARK, "manager")
-        server.add_user(MY_FLOOR, "supervisor")
-        server.manage(
-            "shell",
-            "-c",
-            "from django.contrib.auth.models import User; "
-            "from dashboard.accounts.models import Preferences; "
-            f"Preferences.objects.create(user=User.objects.get(username='{DARK}'), theme='dark');"
+        people = {name: role for role, name in ROLES.items()}
+        server.add_users(
+            people | {DARK: "manager", MY_FLOOR: "supervisor"},
+            then=f"{LOW_LIMITS}\n"
+            "from django.contrib.auth.models import User\n"
+            "from dashboard.accounts.models import Preferences\n"
+            f"Preferences.objects.create(user=User.objects.get(username='{DARK}'), theme='dark')\n"
             f"Preferences.objects.create(user=User.objects.get(username='{MY_FLOOR}'),"
             f" teams={list(TEAMS)!r})",
         )

@@ -1,11 +1,9 @@
 """`make bench` end to end on a tiny scenario: the whole pipeline runs and nothing is lost."""
 
 import json
-import os
-import subprocess
 import sys
 
-from dashboard.testing.processes import ROOT
+from dashboard.testing.processes import command_env, run
 
 REQUIRED = {
     "agents",
@@ -23,21 +21,17 @@ REQUIRED = {
 }
 
 
-def bench(scenario: str, out, *more: str) -> subprocess.CompletedProcess:
+def bench(scenario: str, out, *more: str):
     """`python -m bench.run` on one scenario, its results in `out`; it must succeed. It
     runs as `make bench` runs it: without pytest-django's DJANGO_SETTINGS_MODULE."""
-    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
-    run = subprocess.run(
+    result = run(
         [sys.executable, "-m", "bench.run", "--scenarios", scenario, "--out", str(out)]
         + ["--no-plot", *more],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
+        env=command_env(),
         timeout=170,
     )
-    assert run.returncode == 0, run.stdout + run.stderr
-    return run
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result
 
 
 def test_it_measures_a_tiny_scenario_end_to_end_twice_and_reports_medians(tmp_path):

@@ -16,6 +16,7 @@ from dashboard.drilldown.journal import MAX_TRIES, Journal
 from dashboard.drilldown.models import CallSeen, Note, StateChange
 from dashboard.quality.models import CompletedCall, Delivery, Scorecard
 from dashboard.testing.feeds import Events
+from dashboard.testing.processes import await_until
 from dashboard.upstream import contract as c
 
 T0 = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
@@ -141,15 +142,10 @@ async def test_the_bridge_purges_at_start_and_then_daily(settings):
     task = asyncio.create_task(retention.run_retention(stop))
 
     async def purged():
-        while True:
-            try:
-                if not await CompletedCall.objects.filter(call_id="k0").aexists():
-                    return
-            except OperationalError:  # the purge holds the table (the tests' shared-cache SQLite)
-                pass
-            await asyncio.sleep(0.1)
+        return not await CompletedCall.objects.filter(call_id="k0").aexists()
 
-    await asyncio.wait_for(purged(), 10)
+    # OperationalError: the purge holds the table (the tests' shared-cache SQLite)
+    await await_until(purged, 10, "the old call purged", ignoring=OperationalError)
     assert await CompletedCall.objects.filter(call_id="k1").aexists()
     stop.set()
     await asyncio.wait_for(task, 5)

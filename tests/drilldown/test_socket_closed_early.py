@@ -24,7 +24,7 @@ def test_closing_during_the_first_send_logs_no_traceback(simulator, tmp_path):
     server = start_dashboard(simulator, tmp_path)
     try:
         server.add_user("sup", "supervisor")
-        cookie = server.cookie_header("sup")
+        cookie = "Cookie: " + server.session_cookie("sup")
         for _ in range(TRIES):
             close_at_once(server.url, cookie)
         staying = RawSocket(server.url, "/ws/agents/A001/", [cookie])

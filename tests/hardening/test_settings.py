@@ -3,18 +3,17 @@ settings that would make every request fail or expose the server are refused at 
 
 import json
 import os
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+from dashboard.testing.processes import ROOT, run_manage
+
 PROBE = (
     "from django.conf import settings as s; import json; print(json.dumps({"
     "'env': s.DJANGO_ENV, 'production': s.PRODUCTION, 'debug': s.DEBUG,"
     "'secret_key': s.SECRET_KEY, 'hosts': s.ALLOWED_HOSTS, 'org': s.ORGANIZATION_NAME,"
     "'secrets': s.UPSTREAM_WEBHOOK_SECRETS, 'base_url': s.UPSTREAM_BASE_URL,"
     "'simulator': s.UPSTREAM_USE_SIMULATOR, 'refresh': s.UPSTREAM_REFRESH_INTERVAL_S,"
-    "'db': s.DATABASES['default']['ENGINE'], 'redis': s.REDIS_URL}))"
+    "'db': s.DATABASES['default']['ENGINE'], 'redis': s.REDIS_URL,"
+    "'hasher': s.PASSWORD_HASHERS[0].rsplit('.', 1)[1]}))"
 )
 NAMES = {
     line.split("=", 1)[0]
@@ -31,13 +30,7 @@ def settings_with(tmp_path, env_file: str, **environment):
     env.pop("DJANGO_SETTINGS_MODULE", None)
     env.update(ENV_FILE=str(path), DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
     env.update(environment)
-    return subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", PROBE],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    return run_manage(env, "shell", "-c", PROBE)
 
 
 def seen(result):
@@ -86,3 +79,12 @@ def test_production_refuses_an_empty_secret_key(tmp_path):
 def test_production_refuses_debug(tmp_path):
     r = settings_with(tmp_path, "", DJANGO_ENV="production", SECRET_KEY="k" * 50, DEBUG="true")
     assert r.returncode != 0 and "DEBUG=true is refused in production" in r.stderr
+
+
+def test_only_outside_production_may_the_password_hasher_be_named(tmp_path):
+    md5 = "django.contrib.auth.hashers.MD5PasswordHasher"
+    assert seen(settings_with(tmp_path, "", PASSWORD_HASHERS=md5))["hasher"] == "MD5PasswordHasher"
+    production = settings_with(
+        tmp_path, "", DJANGO_ENV="production", SECRET_KEY="k" * 50, PASSWORD_HASHERS=md5
+    )
+    assert seen(production)["hasher"] == "PBKDF2PasswordHasher"

@@ -10,7 +10,6 @@ def served(sim_factory, tmp_path):
     sim = sim_factory("--faults", "--seed", "7")
     sim.control("inbound-reset")
     server = start_dashboard(sim, tmp_path, {"INBOUND_POLL_S": "0.3"})
-    server.add_user("bob", "supervisor")
-    server.add_user("alice", "manager")
+    server.add_users({"bob": "supervisor", "alice": "manager"})
     yield sim, server
     server.stop()

@@ -14,7 +14,9 @@ def test_the_queues_list_is_pushed_only_when_it_changes(served):
     sim, server = served
     client = server.signed_in_client("bob")
     wait_until(lambda: csv_rows(client, "/queues/"), 30, "the queues read")
-    reading = Reading(RawSocket(server.url, "/ws/queues/", [server.cookie_header("bob")]))
+    reading = Reading(
+        RawSocket(server.url, "/ws/queues/", ["Cookie: " + server.session_cookie("bob")])
+    )
     try:
         sim.control("inbound-calls", queue="Billing", calls=[{"wait_s": 4, "outcome": "answered"}])
         sim.control("voicemail", queue="Billing")

@@ -17,9 +17,9 @@ def served(tmp_path_factory):
     server = None
     try:
         server = start_dashboard(sim, tmp_path_factory.mktemp("act"), port=port)
-        for name, role in (("mia", "manager"), ("bob", "supervisor"), ("sue", "supervisor")):
-            server.add_user(name, role)
-        server.add_user("wally", "wallboard")
+        server.add_users(
+            {"mia": "manager", "bob": "supervisor", "sue": "supervisor", "wally": "wallboard"}
+        )
         yield sim, server
     finally:
         if server:

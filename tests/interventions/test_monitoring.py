@@ -17,7 +17,7 @@ from dashboard.testing.interventions import (
 from dashboard.testing.processes import wait_until
 
 
-def floor(http) -> str:
+def live_page(http) -> str:
     return re.sub(r"\s+", " ", http.get("/").text)
 
 
@@ -42,7 +42,7 @@ def test_listen_switch_and_hang_up_with_every_screen_showing_it(served):
         wait_until(lambda: sessions_on(sim, call_id)[0]["state"] == "connected", 10, "answered")
         # Every supervisor's screen: the call's row and the agent's tile
         wait_until(
-            lambda: floor(sue).count("Listened by <bdi>bob</bdi> (listen)") >= 2,
+            lambda: live_page(sue).count("Listened by <bdi>bob</bdi> (listen)") >= 2,
             10,
             "bob listening on sue's floor, in the row and the tile",
         )
@@ -50,13 +50,13 @@ def test_listen_switch_and_hang_up_with_every_screen_showing_it(served):
         assert r.json()["ok"] and r.json()["session"]["mode"] == "whisper", r.text
         assert sessions_on(sim, call_id)[0]["mode"] == "whisper"
         assert len(sessions_on(sim, call_id)) == 1  # switched, not dialled again
-        wait_until(lambda: "(whisper)" in floor(sue), 10, "the switch on sue's floor")
+        wait_until(lambda: "(whisper)" in live_page(sue), 10, "the switch on sue's floor")
         r = post(bob, f"/calls/{call_id}/monitor/", mode="barge")
         assert sessions_on(sim, call_id)[0]["mode"] == "barge"
         r = post(bob, f"/calls/{call_id}/monitor/end/")
         assert r.json() == {"ok": True, "message": "Hung up: your monitoring session has ended."}
         assert sessions_on(sim, call_id)[0]["state"] == "ended"
-        wait_until(lambda: "Listened by" not in floor(sue), 10, "the session gone from screens")
+        wait_until(lambda: "Listened by" not in live_page(sue), 10, "the session gone from screens")
         call_page = bob.get(f"/calls/{call_id}/").text
         for asked in ("Start monitoring: listen", "Switch mode: whisper", "Hang up: hang up"):
             assert asked in call_page
@@ -77,8 +77,8 @@ def test_two_supervisors_on_one_call_and_the_same_one_refused(served):
         assert len(sessions_on(sim, call_id)) == 2
         wait_until(
             lambda: (
-                "Listened by <bdi>bob</bdi>" in floor(mia)
-                and "Listened by <bdi>mia</bdi>" in floor(mia)
+                "Listened by <bdi>bob</bdi>" in live_page(mia)
+                and "Listened by <bdi>mia</bdi>" in live_page(mia)
             ),
             10,
             "both sessions on the floor",
@@ -95,7 +95,7 @@ def test_two_supervisors_on_one_call_and_the_same_one_refused(served):
         # The call ends under the sessions: the service ends them, every screen drops them
         sim.control("end-call", call_id=call_id)
         assert {s["state"] for s in sessions_on(sim, call_id)} == {"ended"}
-        wait_until(lambda: "Listened by" not in floor(mia), 10, "the sessions gone")
+        wait_until(lambda: "Listened by" not in live_page(mia), 10, "the sessions gone")
         late = post(bob, f"/calls/{call_id}/monitor/", mode="listen")
         assert late.status_code == 409 and "has ended" in late.json()["message"]
     assert all(s["state"] == "ended" for s in truth(sim)["sessions"] if s["call_id"] == call_id)

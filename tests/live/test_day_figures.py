@@ -32,7 +32,7 @@ def call(call_id, started, ended=None, agent_id="a1", ai=False, duration_s=None)
     )
 
 
-def floor(statuses: dict, since: datetime, now: datetime, tz=UTC) -> LiveState:
+def loaded_state(statuses: dict, since: datetime, now: datetime, tz=UTC) -> LiveState:
     """A floor loaded from the service: each agent in its state since `since`."""
     state = LiveState(tz)
     state.load_snapshot([agent(a, s, since) for a, s in statuses.items()], [], now)
@@ -42,17 +42,17 @@ def floor(statuses: dict, since: datetime, now: datetime, tz=UTC) -> LiveState:
 # ---- States under way count up to now ---------------------------------------------------
 def test_a_floor_on_calls_for_ten_minutes_shows_occupancy_near_100_percent():
     now = T0 + timedelta(minutes=10)
-    state = floor({f"a{n}": "on_call" for n in range(40)}, T0, now)
+    state = loaded_state({f"a{n}": "on_call" for n in range(40)}, T0, now)
     kpis = state.kpis(now)
     assert kpis["occupancy_pct"] == 100.0
     assert kpis["ongoing"]["states"] == 40
     # one of them was available all along: 39 × 600 s busy of 40 × 600 s
-    state = floor({**{f"a{n}": "on_call" for n in range(39)}, "free": "available"}, T0, now)
+    state = loaded_state({**{f"a{n}": "on_call" for n in range(39)}, "free": "available"}, T0, now)
     assert state.kpis(now)["occupancy_pct"] == 97.5
 
 
 def test_occupancy_moves_between_events_as_time_passes():
-    state = floor({"a1": "on_call", "a2": "available"}, T0, T0)
+    state = loaded_state({"a1": "on_call", "a2": "available"}, T0, T0)
     state.apply(Events().agent(300, "a2", "ringing"))  # a2: 300 s available, then busy
     at = T0 + timedelta(seconds=600)
     assert state.kpis(at)["occupancy_pct"] == 75.0  # (600 + 300) ÷ (900 + 300)
@@ -81,7 +81,7 @@ def test_a_state_is_split_over_the_slots_it_spans():
 
 def test_a_reload_after_a_gap_counts_the_old_state_up_to_the_last_event_seen():
     events = Events()
-    state = floor({"a1": "available"}, T0, T0)
+    state = loaded_state({"a1": "available"}, T0, T0)
     state.apply(events.agent(60, "a2", "paused"))  # the last event before the gap
     gap_end = T0 + timedelta(seconds=600)
     state.load_snapshot([agent("a1", "on_call", T0 + timedelta(seconds=300))], [], gap_end)

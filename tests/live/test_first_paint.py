@@ -9,19 +9,26 @@ from dashboard.testing.links import create_link
 from dashboard.testing.live_view import LiveSocket
 from dashboard.testing.processes import wait_until
 from dashboard.testing.servers import start_dashboard
+from dashboard.testing.simulator import start_simulator
 
 WHOLE_VIEW = '<div id="agents" class="agents">'
 VERSION = re.compile(r'ws-connect="/ws/(?:live|wallboard/[^/"]+)/\?v=(\d+)"')
 
 
-@pytest.fixture
-def floor(simulator, tmp_path):
-    simulator.control("pause")  # a still floor: no push but the heartbeat
-    server = start_dashboard(simulator, tmp_path)
-    manager = server.signed_in_client(server.add_user("mia", "manager"))
-    wait_until(lambda: VERSION.search(manager.get("/").text), what="a first push")
-    yield simulator, server, manager
-    server.stop()
+@pytest.fixture(scope="module")
+def floor(tmp_path_factory):
+    """One still floor for the module (no push but the heartbeat): the tests read it, and
+    the one change a test makes (an agent paused) is one no other test looks at."""
+    simulator = start_simulator("--faults", "--seed", "7")
+    simulator.control("pause")
+    server = start_dashboard(simulator, tmp_path_factory.mktemp("first-paint"))
+    try:
+        manager = server.signed_in_client(server.add_user("mia", "manager"))
+        wait_until(lambda: VERSION.search(manager.get("/").text), what="a first push")
+        yield simulator, server, manager
+    finally:
+        server.stop()
+        simulator.stop()
 
 
 def test_the_live_view_arrives_with_the_floor_rendered_in(floor):

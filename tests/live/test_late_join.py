@@ -50,7 +50,7 @@ def pushes(ws: RawSocket, n: int) -> list[str]:
 
 def test_a_socket_that_joins_late_is_written_the_pushes_it_missed(server):
     http = server.signed_in_client("sup")
-    cookie = server.cookie_header("sup")
+    cookie = "Cookie: " + server.session_cookie("sup")
     # Another screen of the same audience is open: the hub keeps its pushes from before the
     # page below was rendered.
     keeper = Reading(RawSocket(server.url, "/ws/live/", [cookie]))
@@ -79,7 +79,7 @@ def test_a_socket_that_joins_late_is_written_the_pushes_it_missed(server):
 
 def test_a_socket_further_behind_than_the_history_is_sent_the_whole_view(server):
     http = server.signed_in_client("sup")
-    cookie = server.cookie_header("sup")
+    cookie = "Cookie: " + server.session_cookie("sup")
     wait_until(lambda: rendered_version(server, http) > 3, 30, "a few pushes")
     follower = Reading(RawSocket(server.url, "/ws/live/", [cookie]))  # the hub keeps pushes
     wait_until(lambda: sum(is_push(t) for _, t in follower.frames) >= 3, 30, "3 pushes")

@@ -12,7 +12,13 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from dashboard.testing.processes import ROOT, free_port, wait_until
 from dashboard.testing.raw_socket import RawSocket
-from dashboard.testing.servers import WEBHOOK_SECRET, ready, start_dashboard, start_topology
+from dashboard.testing.servers import (
+    WEBHOOK_SECRET,
+    ready,
+    session_cookie,
+    start_dashboard,
+    start_topology,
+)
 from dashboard.upstream.webhooks import signature
 
 TOKEN = "metrics-token-for-tests"
@@ -37,7 +43,7 @@ def value(samples: dict, name: str, **labels) -> float:
 
 def live_socket(server) -> RawSocket:
     server.add_user("sup", "supervisor")
-    ws = RawSocket(server.url, "/ws/live/", [server.cookie_header("sup")])
+    ws = RawSocket(server.url, "/ws/live/", ["Cookie: " + server.session_cookie("sup")])
     ws.text()
     return ws
 
@@ -145,7 +151,7 @@ def test_a_scrape_of_any_worker_sums_every_process(simulator, redis_url, postgre
     workers = [f"http://127.0.0.1:{port}" for port in ports]
     try:
         wait_until(lambda: all(ready(url) for url in workers), 30, "both workers ready")
-        cookie = "Cookie: sessionid=" + session_of(workers[0])
+        cookie = "Cookie: " + session_cookie(workers[0], "bob")
         sockets = [RawSocket(url, "/ws/live/", [cookie]) for url in workers]
         for ws in sockets:
             ws.text()
@@ -163,14 +169,6 @@ def test_a_scrape_of_any_worker_sums_every_process(simulator, redis_url, postgre
     finally:
         for process in processes.values():
             process.stop()
-
-
-def session_of(url: str) -> str:
-    from dashboard.testing.servers import signed_in_client
-
-    client = signed_in_client(url, "bob")
-    client.close()
-    return client.cookies["sessionid"]
 
 
 def test_the_grafana_dashboard_reads_only_metrics_that_exist():

@@ -4,7 +4,6 @@ per browser, and each socket is sent its own set's."""
 
 import asyncio
 import re
-import time
 from datetime import UTC, datetime
 
 import pytest
@@ -22,6 +21,7 @@ from dashboard.live.feed import (
 from dashboard.live.state import Changes, LiveState
 from dashboard.shared.cache_keys import SNAPSHOT_KEY, TEAM_SETS_KEY, TEAMS_KEY
 from dashboard.testing.feeds import Events, running_feed
+from dashboard.testing.processes import let_pass
 from dashboard.testing.sockets import socket_for
 from dashboard.upstream import contract as c
 
@@ -102,7 +102,7 @@ def test_the_feed_renders_each_team_sets_strip_once_per_push(db):
     assert strip(LIVE_VIEW.compose(parts)) == ""
     # A set no page shows any more is rendered no more.
     feed.team_sets = {SUPPORT}
-    time.sleep(KPI_EVERY_S)  # the strips are rendered at most this often
+    let_pass(KPI_EVERY_S, "the strips are rendered at most this often")
     events = Events()
     feed.event(events.agent(1, "s1", "paused", team="Support"))
     parts = feed.render_changes(Changes(agents={"s1"}, kpis=True))

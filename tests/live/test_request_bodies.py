@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from dashboard.testing.processes import let_pass
 from dashboard.testing.raw_socket import RawSocket
 from dashboard.testing.servers import start_dashboard
 from dashboard.testing.simulator import start_simulator
@@ -137,8 +138,10 @@ def test_a_body_within_the_limit_reaches_the_dashboard(server):
 
 def test_an_open_websocket_outlives_the_body_timeout(server):
     server.add_user("watcher", "supervisor")
-    ws = RawSocket(server.url, "/ws/live/", [server.cookie_header("watcher")], timeout=15)
+    ws = RawSocket(
+        server.url, "/ws/live/", ["Cookie: " + server.session_cookie("watcher")], timeout=15
+    )
     ws.text()  # the snapshot
-    time.sleep(3 * BODY_TIMEOUT_S)
+    let_pass(3 * BODY_TIMEOUT_S, "three body timeouts on an open socket")
     assert ws.text()  # pushes (at least the heartbeat) still arrive
     ws.close()

@@ -34,17 +34,15 @@ class Live:
     def __init__(self, server):
         self.server = server
         server.add_user("sup", "supervisor")
-        self.cookie = server.cookie_header("sup")
+        self.cookie = "Cookie: " + server.session_cookie("sup")
 
     def socket(self, path="/ws/live/", **kwargs) -> RawSocket:
         return RawSocket(self.server.url, path, [self.cookie], **kwargs)
 
     def wait_for_log(self, text: str, since: int, timeout: float = 30) -> float:
         """Wait for `text` in what the server logged after offset `since`."""
-        deadline = time.monotonic() + timeout
-        while text not in self.server.log()[since:]:
-            assert time.monotonic() < deadline, f"no {text!r} in the log:\n{self.server.log()}"
-            time.sleep(0.05)
+        said = f"{text!r} in the log"
+        wait_until(lambda: text in self.server.log()[since:], timeout, said, interval=0.05)
         return time.monotonic()
 
     def links(self, *panel_sets) -> list[str]:
@@ -124,11 +122,8 @@ def test_a_socket_that_stops_reading_is_skipped_then_sent_the_whole_view(live):
     reader = Reading(live.socket())
     logged = len(live.server.log())
     live.wait_for_log("unsent; skipping its pushes", logged)  # the stalled one, over the cap
-    first = stalled.text()
-    deadline = time.monotonic() + 10
-    while WHOLE_VIEW not in first:  # what it was sent before, then the resync's snapshot
-        assert time.monotonic() < deadline, "no whole view after draining"
-        first = stalled.text()
+    # what it was sent before, then the resync's snapshot
+    wait_until(lambda: WHOLE_VIEW in stalled.text(), 10, "a whole view after draining", interval=0)
     assert WHOLE_VIEW not in stalled.text()  # then pushes again
     gaps = [b[0] - a[0] for a, b in zip(reader.frames, reader.frames[1:], strict=False)]
     reader.stop()

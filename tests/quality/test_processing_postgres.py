@@ -5,13 +5,11 @@ pass running beside the new one's: the claim (a conditional update) must hold th
 """
 
 import json
-import os
-import subprocess
-import sys
 
 import psycopg
 
-from dashboard.testing.processes import ROOT
+from dashboard.testing.processes import MANAGE, Process, command_env, last_line, run_manage
+from dashboard.testing.servers import manage
 
 DELIVERIES = 600
 
@@ -41,26 +39,14 @@ PROCESS = (
 
 
 def test_it_processes_each_delivery_once_with_two_processors_at_once(postgres_url):
-    env = {**os.environ, "DATABASE_URL": postgres_url, "REDIS_URL": ""}
-    manage = [sys.executable, "manage.py"]
-    subprocess.run([*manage, "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-    subprocess.run([*manage, "shell", "-c", STORE], cwd=ROOT, env=env, check=True)
-    processors = [
-        subprocess.Popen(
-            [*manage, "shell", "-c", PROCESS],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(2)
-    ]
+    env = command_env(DATABASE_URL=postgres_url, REDIS_URL="")
+    manage(env, "migrate", "--noinput", "-v0")
+    manage(env, "shell", "-c", STORE)
+    processors = [Process([*MANAGE, "shell", "-c", PROCESS], env=env) for _ in range(2)]
     counts = []
     for p in processors:
-        out, err = p.communicate(timeout=100)
-        assert p.returncode == 0, err
-        counts.append(int(out.strip().splitlines()[-1]))
+        assert p.wait(100) == 0, p.log()[-3000:]
+        counts.append(int([line for line in p.lines if line.strip().isdigit()][-1]))
     assert sum(counts) == DELIVERIES, counts
     with psycopg.connect(postgres_url) as conn:
         statuses = conn.execute("SELECT status, count(*) FROM quality_delivery GROUP BY 1")
@@ -102,19 +88,9 @@ print(json.dumps({d.delivery_id: [d.status, d.attempts, d.error] for d in Delive
 def test_bad_data_fails_once_and_other_errors_stop_after_the_cap(postgres_url):
     """PostgreSQL refuses a 61-character outcome and a duration of 2^31 (SQLite stores
     them); neither goes back in the queue every 5 s for ever."""
-    env = {**os.environ, "DATABASE_URL": postgres_url, "REDIS_URL": ""}
-    manage = [sys.executable, "manage.py"]
-    subprocess.run([*manage, "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-    out = subprocess.run(
-        [*manage, "shell", "-c", BAD_DATA],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=100,
-        check=True,
-    ).stdout
-    seen = json.loads(out.strip().splitlines()[-1])
+    env = command_env(DATABASE_URL=postgres_url, REDIS_URL="")
+    manage(env, "migrate", "--noinput", "-v0")
+    seen = json.loads(last_line(run_manage(env, "shell", "-c", BAD_DATA, timeout=100)))
     assert seen["d-1"][:2] == ["failed", 1] and "outcome is longer than 60" in seen["d-1"][2]
     assert seen["d-2"][:2] == ["failed", 1] and "duration_s must be between" in seen["d-2"][2]
     assert seen["d-3"] == ["processed", 1, ""]

@@ -7,10 +7,8 @@ that failed so five times was given up (a flood test lost one in CI). Transactio
 IMMEDIATE: the write lock is taken at the start, and the other writer waits for it."""
 
 import json
-import os
-import subprocess
 
-from dashboard.testing.processes import MANAGE, ROOT
+from dashboard.testing.processes import command_env, last_line, run_manage
 from dashboard.testing.servers import migrated_sqlite
 
 READ_THEN_WRITE = """
@@ -34,9 +32,6 @@ print(json.dumps(sorted(Delivery.objects.values_list("delivery_id", flat=True)))
 
 
 def test_a_transaction_that_read_still_writes_while_another_connection_writes(tmp_path):
-    env = {**os.environ, "DATABASE_URL": migrated_sqlite(tmp_path / "db.sqlite3"), "REDIS_URL": ""}
-    run = subprocess.run(
-        [*MANAGE, "shell", "-c", READ_THEN_WRITE], cwd=ROOT, env=env, capture_output=True, text=True
-    )
-    assert run.returncode == 0, run.stderr[-1500:]
-    assert json.loads(run.stdout.strip().splitlines()[-1]) == ["processed", "stored"]
+    env = command_env(DATABASE_URL=migrated_sqlite(tmp_path / "db.sqlite3"), REDIS_URL="")
+    run = run_manage(env, "shell", "-c", READ_THEN_WRITE)
+    assert json.loads(last_line(run)) == ["processed", "stored"]

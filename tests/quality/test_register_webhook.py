@@ -1,13 +1,13 @@
 """register_webhook against the simulated tenant, errors included."""
 
 import re
-import time
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 
+from dashboard.testing.processes import wait_until
 from dashboard.testing.receiver import Receiver
 
 
@@ -36,11 +36,11 @@ def test_it_creates_tests_and_replays(simulator):
             assert "UPSTREAM_WEBHOOK_SECRETS" in out and "call_completed" in out
             assert "Sample delivery requested" in run("--test", hook_id)
         token = simulator.sign_in()["access_token"]
-        for _ in range(50):
-            log = simulator.get(f"/webhooks/outbound/{hook_id}/deliveries", token).json()["data"]
-            if log:
-                break
-            time.sleep(0.1)
+        log = wait_until(
+            lambda: simulator.get(f"/webhooks/outbound/{hook_id}/deliveries", token).json()["data"],
+            10,
+            "the sample delivery in the webhook's log",
+        )
         with upstream(simulator):
             assert "replayed" in run("--replay", hook_id, log[0]["id"])
             with pytest.raises(CommandError, match="no delivery"):

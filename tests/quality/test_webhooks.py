@@ -3,7 +3,6 @@
 import asyncio
 import json
 import sqlite3
-import time
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -20,7 +19,7 @@ from dashboard.quality.models import (
     Scorecard,
 )
 from dashboard.testing.deliveries import ALERT, SECRETS, URL, delivery, post
-from dashboard.testing.processes import free_port, wait_until
+from dashboard.testing.processes import await_until, free_port, wait_until
 from dashboard.testing.servers import start_dashboard
 from dashboard.upstream.webhooks import signature
 
@@ -131,10 +130,11 @@ async def test_nothing_is_lost_between_store_and_process(client):
     figures = []
     stop = asyncio.Event()
     task = asyncio.create_task(processing.run_processor(stop, on_figures=figures.append))
-    for _ in range(50):
-        if await Delivery.objects.filter(status=Delivery.PROCESSED).acount() == 3:
-            break
-        await asyncio.sleep(0.1)
+
+    async def all_processed():
+        return await Delivery.objects.filter(status=Delivery.PROCESSED).acount() == 3
+
+    await await_until(all_processed, 5, "the three deliveries processed")
     stop.set()
     await asyncio.wait_for(task, 5)
     assert await CoachingAlert.objects.acount() == 3
@@ -225,7 +225,8 @@ def test_each_of_the_five_events_arrives_from_the_simulated_tenant(sim_factory, 
         assert kind.replace("_", " ").capitalize() in manager.get("/coaching/").text
         assert f"{score} / " in manager.get("/qa/").text
         sim.control("bad-signature-webhook")
-        time.sleep(1)
+        refused = "webhook refused: missing or wrong signature"
+        wait_until(lambda: server.process.said(refused), 10, server.log)
         with sqlite3.connect(db) as conn:
             assert conn.execute("select count(*) from quality_delivery").fetchone()[0] == 5
     finally:

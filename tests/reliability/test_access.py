@@ -3,10 +3,7 @@ CSRF on every form, the security headers on every page, and the production setti
 secure cookies and HSTS."""
 
 import json
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -16,7 +13,7 @@ from django.utils import timezone
 from dashboard.accounts.roles import MANAGER, RANK, SUPERVISOR, WALLBOARD
 from dashboard.quality.models import CoachingAlert
 from dashboard.testing.links import make_link
-from dashboard.testing.processes import ROOT
+from dashboard.testing.processes import command_env, last_line, run_manage
 from dashboard.testing.routes import PUBLIC, SIGNED_IN, pages, routes, sockets
 from dashboard.testing.sockets import closed_with, communicator, session_cookie_for
 
@@ -182,23 +179,13 @@ print(json.dumps({
 
 
 def test_production_settings_send_hsts_redirect_to_https_and_mark_cookies_secure(tmp_path):
-    env = {
-        **os.environ,
-        "DJANGO_ENV": "production",
-        "SECRET_KEY": "a-production-key-for-the-test-" + "x" * 30,
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'prod.sqlite3'}",
-        "REDIS_URL": "",
-    }
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    out = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", PRODUCTION_PROBE],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    seen = json.loads(out.strip().splitlines()[-1])
+    env = command_env(
+        DJANGO_ENV="production",
+        SECRET_KEY="a-production-key-for-the-test-" + "x" * 30,
+        DATABASE_URL=f"sqlite:///{tmp_path / 'prod.sqlite3'}",
+        REDIS_URL="",
+    )
+    seen = json.loads(last_line(run_manage(env, "shell", "-c", PRODUCTION_PROBE)))
     assert seen["plain"] == [301, "https://testserver/accounts/login/"]
     assert "max-age=31536000" in seen["hsts"] and "includeSubDomains" in seen["hsts"]
     assert seen["cookies"]["sessionid"] == {"secure": True, "httponly": True}
@@ -206,12 +193,9 @@ def test_production_settings_send_hsts_redirect_to_https_and_mark_cookies_secure
 
 
 def test_production_settings_refuse_to_start_without_a_secret_key(tmp_path):
-    env = {**os.environ, "DJANGO_ENV": "production", "SECRET_KEY": ""}
-    env.pop("SECRET_KEY")
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    r = subprocess.run(
-        [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True
-    )
+    env = command_env(DJANGO_ENV="production")
+    env.pop("SECRET_KEY", None)
+    r = run_manage(env, "check")
     assert r.returncode != 0 and "SECRET_KEY" in r.stderr
 
 

@@ -4,7 +4,6 @@ traceback shown, never a crashed socket or processor, never a secret in a respon
 log line of the real server."""
 
 import json
-import time
 import uuid
 
 import httpx
@@ -21,6 +20,7 @@ from dashboard.quality.models import Delivery
 from dashboard.shared.cache_keys import STATUS_KEY
 from dashboard.shared.groups import ALERTS
 from dashboard.testing.live_view import LiveSocket
+from dashboard.testing.processes import wait_until
 from dashboard.testing.routes import pages, sockets
 from dashboard.testing.servers import USER_PASSWORD, start_dashboard
 from dashboard.testing.simulator import start_simulator
@@ -227,9 +227,8 @@ def test_the_real_server_shows_and_logs_no_secret_whatever_it_is_sent(server):
     viewer = server.signed_in_client(server.add_user("wes", "wallboard"))
     assert viewer.get("/wallboards/").status_code == 403  # a refusal: one line in the log
     assert server.process.running
-    deadline = time.monotonic() + 10  # the log is read as it comes: wait for the last line
-    while "Invalid HTTP_HOST header" not in server.log() and time.monotonic() < deadline:
-        time.sleep(0.2)
+    # the log is read as it comes: wait for the last line
+    wait_until(lambda: server.process.said("Invalid HTTP_HOST header"), 10, server.log)
     log = server.log()
     # Refusals (403 pages, the foreign Host) are one WARNING line each, /readyz's 503 INFO.
     assert [line for line in log.splitlines() if " ERROR " in line] == []

@@ -15,6 +15,7 @@ import pytest
 
 from dashboard.testing import OUTAGE_S
 from dashboard.testing.live_view import LiveSocket, current_view, matches_truth
+from dashboard.testing.processes import let_pass
 from dashboard.testing.servers import start_dashboard
 from dashboard.testing.simulator import start_simulator
 
@@ -101,7 +102,7 @@ def test_it_says_stale_for_as_long_as_sockets_are_refused_then_recovers(floor):
         OUTAGE_S / 3,
         OUTAGE_S * 5 / 6,
     ):  # one arriving mid-outage is told too, as is /readyz
-        time.sleep(max(0.0, started + at - time.monotonic()))
+        let_pass(started + at - time.monotonic(), "to this moment of the outage")
         assert current_view(floor.server, floor.client).upstream[-1][0] != "connected"
         assert floor.ready() == 503
     socket.read_until(lambda v: v.upstream[-1][0] == "connected", timeout=90)
@@ -191,7 +192,7 @@ def test_it_skips_a_malformed_event_and_stays_live(floor):
 def test_it_drops_another_organisations_event(floor):
     floor.sim.control("pause")
     try:
-        time.sleep(0.5)
+        let_pass(0.5, "the events sent before the pause arrive first")
         floor.sim.control("foreign-event")
         assert floor.logged("event of another organisation dropped")
     finally:

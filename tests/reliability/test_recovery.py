@@ -8,6 +8,7 @@ import time
 import pytest
 
 from dashboard.testing.live_view import LiveSocket, matches_truth
+from dashboard.testing.processes import let_pass
 from dashboard.testing.servers import start_dashboard
 from dashboard.testing.simulator import start_simulator
 
@@ -60,7 +61,7 @@ def test_it_is_live_within_seconds_of_a_restarted_service_answering(floor):
     socket = LiveSocket(server, client)
     socket.read_until(lambda v: v.upstream and v.upstream[-1][0] == "connected")
     sims[0].stop()
-    time.sleep(OUTAGE_S)
+    let_pass(OUTAGE_S, "the service down for the outage")
     sims.append(start_simulator(*ARGS, port=sims[0].port))  # returns once it answers
     back_at = time.monotonic()
     took = live_again_after(socket, back_at)

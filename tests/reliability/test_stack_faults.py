@@ -9,23 +9,14 @@ the simulator's truth again soon after the part returns (the time is printed;
 docs/reliability.md has the figures)."""
 
 import asyncio
-import glob
-import os
-import shutil
-import signal
-import subprocess
-import tempfile
 import time
 
 import psycopg
 import pytest
-import redis
-import websockets
 
-from dashboard.testing import stores
 from dashboard.testing.alerts import Rules, alert_env, calm, wait_for_post
-from dashboard.testing.live_view import LiveBrowser, parse
-from dashboard.testing.processes import Process, await_until, free_port, wait_until
+from dashboard.testing.live_view import ReconnectingBrowser
+from dashboard.testing.processes import await_until, each_moment, wait_until
 from dashboard.testing.receiver import Receiver
 from dashboard.testing.servers import (
     USER_PASSWORD,
@@ -36,11 +27,10 @@ from dashboard.testing.servers import (
     signed_in_client,
     start_topology,
 )
-from dashboard.testing.stores import binary
+from dashboard.testing.stores import RestartablePostgres, RestartableRedis
 
 pytestmark = pytest.mark.timeout(300)  # a topology, a fault and its recovery each
 
-WEBHOOK_SECRET = "faults-webhook-secret"
 OUTAGE_S = 10
 BACK_WITHIN_S = 30  # generous on the shared machine; the figures measured are printed
 STALE_AFTER_S = 3  # browsers call a screen stale after this long without a message
@@ -48,69 +38,16 @@ PAUSED = "Paused (faults)"
 BURST = 20  # webhooks, the leading bridge killed half-way
 
 
-class Browser(LiveBrowser):
-    """A live page's socket that reconnects after it closes, as htmx's websocket extension
-    does (its snapshot then replaces the view); `drops` counts the closes, which the page
-    shows as "reconnecting"."""
-
-    drops = 0
-
-    async def open(self, cookie):
-        self.cookie = cookie
-        self.reader = asyncio.ensure_future(self._follow())
-        return self
-
-    async def _follow(self):
-        ws_url = self.url.replace("http://", "ws://") + "/ws/live/"
-        headers = {"Cookie": self.cookie, "Origin": self.url}
-        while True:
-            try:
-                async with websockets.connect(ws_url, additional_headers=headers) as socket:
-                    self.socket = socket
-                    async for frame in socket:
-                        self.frames += 1
-                        parse([frame], self.view)
-            except (OSError, websockets.WebSocketException):
-                pass
-            self.drops += 1
-            await asyncio.sleep(1)
-
-    async def close(self):
-        self.reader.cancel()
-
-
-class RestartableRedis:
-    """A Redis on a fixed port that can be stopped and started again (empty, as a Redis
-    without persistence comes back)."""
-
-    def __init__(self, workdir):
-        self.port, self.workdir = free_port(), workdir
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process = None
-        self.start()
-
-    def start(self):
-        self.process = Process(
-            [binary("redis-server"), "--port", self.port, "--bind", "127.0.0.1"]
-            + ["--save", "", "--appendonly", "no", "--dir", self.workdir]
-        )
-        wait_until(lambda: redis.Redis.from_url(self.url).ping(), 30, "redis", ignoring=Exception)
-
-    def stop(self):
-        self.process.stop()
+@pytest.fixture
+def ports(worker_ports):
+    """The web workers' ports, under the name the PostgreSQL test takes."""
+    return worker_ports
 
 
 @pytest.fixture
-def ports():
-    return [free_port(), free_port()]
-
-
-@pytest.fixture
-def simulator(sim_factory, ports):
-    hook = f"http://127.0.0.1:{ports[0]}/webhooks/service/"
-    return sim_factory(
-        "--faults", "--seed", "7", "--webhook-url", hook, "--webhook-secret", WEBHOOK_SECRET
-    )
+def simulator(hooked_simulator):
+    """The tenant whose webhooks go to the first worker, under the name the tests take."""
+    return hooked_simulator
 
 
 @pytest.fixture
@@ -120,58 +57,12 @@ def store(tmp_path):
     r.stop()
 
 
-class RestartablePostgres:
-    """A PostgreSQL cluster on a fixed port that can be stopped (fast shutdown: sessions
-    cut, as a restart does) and started again with its data; one database, its URL."""
-
-    def __init__(self):
-        pg_dirs = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=stores._version, reverse=True)
-        self.postgres = binary("postgres", *pg_dirs)
-        self.as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        self.workdir = tempfile.mkdtemp(prefix="dashboard-pg-")
-        if self.as_user:
-            shutil.chown(self.workdir, "postgres")
-        self.data, self.port = os.path.join(self.workdir, "data"), free_port()
-        subprocess.run(
-            [*self.as_user, binary("initdb", *pg_dirs), "-D", self.data, "-U", stores.PG_USER]
-            + ["--auth=trust", "-E", "UTF8", "--no-sync"],
-            check=True,
-            capture_output=True,
-        )
-        self.start()
-        with psycopg.connect(self.server_url("postgres"), autocommit=True) as conn:
-            conn.execute('CREATE DATABASE "dashboard"')
-        self.url = self.server_url("dashboard")
-
-    def server_url(self, database: str) -> str:
-        return f"postgres://{stores.PG_USER}@127.0.0.1:{self.port}/{database}"
-
-    def start(self):
-        self.process = Process(
-            [*self.as_user, self.postgres, "-D", self.data, "-p", self.port, "-h", "127.0.0.1"]
-            + ["-k", self.workdir, "-c", "fsync=off", "-c", "full_page_writes=off"]
-        )
-        check = lambda: psycopg.connect(self.server_url("postgres")).close() or 1  # noqa: E731
-        wait_until(check, 30, "postgres", ignoring=Exception)
-
-    def stop(self):
-        """SIGINT to the cluster: a fast shutdown, every session cut."""
-        if self.process.running:
-            os.killpg(self.process.pid, signal.SIGINT)
-            self.process.popen.wait(30)
-
-    def remove(self):
-        self.stop()
-        shutil.rmtree(self.workdir, ignore_errors=True)
-
-
 def started(simulator, redis_url, database_url, ports, settings=None):
     processes = start_topology(
         simulator,
         redis_url,
         database_url,
         ports,
-        UPSTREAM_WEBHOOK_SECRETS=WEBHOOK_SECRET,
         LIVE_HEARTBEAT_S=1,
         LIVE_STALE_AFTER_S=STALE_AFTER_S,
         **(settings or {}),
@@ -243,11 +134,9 @@ async def said_not_fresh(browsers, seconds: float) -> list[bool]:
     STALE_AFTER_S without a message (the page's own rule), or an upstream status other
     than "connected"."""
     now = time.monotonic()
-    deadline, changed, seen = now + seconds, [now] * len(browsers), [b.frames for b in browsers]
+    changed, seen = [now] * len(browsers), [b.frames for b in browsers]
     said, drops = [False] * len(browsers), [b.drops for b in browsers]
-    while time.monotonic() < deadline:
-        await asyncio.sleep(0.2)
-        now = time.monotonic()
+    async for now in each_moment(seconds, every=0.2):
         for n, b in enumerate(browsers):
             if b.frames != seen[n]:
                 seen[n], changed[n] = b.frames, now
@@ -258,7 +147,10 @@ async def said_not_fresh(browsers, seconds: float) -> list[bool]:
 
 
 async def browsers_on(workers):
-    browsers = [await Browser(url).open(await session_cookie(url, "bob")) for url in workers]
+    cookies = [await asyncio.to_thread(session_cookie, url, "bob") for url in workers]
+    browsers = [
+        await ReconnectingBrowser(url).open(c) for url, c in zip(workers, cookies, strict=True)
+    ]
     await await_until(lambda: all(b.states for b in browsers), 15, "the snapshot on both")
     return browsers
 

@@ -15,7 +15,7 @@ from dashboard.testing.servers import (
     USER_PASSWORD,
     manage,
     migrated_sqlite,
-    signed_in_client,
+    session_cookie,
     start_worker,
 )
 
@@ -68,8 +68,7 @@ def test_sockets_opened_after_the_database_dropped_its_connections_are_served(po
     their connections (CONN_MAX_AGE); each is checked before reuse."""
     url, process = worker({"DATABASE_URL": postgres_url})
     try:
-        client = signed_in_client(url, "bob")
-        cookie = "Cookie: " + "; ".join(f"{k}={v}" for k, v in client.cookies.items())
+        cookie = "Cookie: " + session_cookie(url, "bob")
 
         def live_socket():
             ws = RawSocket(url, "/ws/live/", [cookie])  # asserts the 101

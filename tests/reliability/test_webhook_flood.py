@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from dashboard.testing.live_view import LiveSocket
+from dashboard.testing.processes import wait_until
 from dashboard.testing.servers import start_dashboard
 from dashboard.upstream.webhooks import signature
 
@@ -84,11 +85,15 @@ NEW_ROW = re.compile(r'hx-swap-oob="afterbegin:#alerts-body"><tr id="alert-(\d+)
 def new_alert_rows(socket, quiet=3.0):
     """Ids of the rows a manager's open coaching page was sent as new, until no new row has
     come for `quiet` seconds (the header's status still arrives every heartbeat)."""
-    last_row = time.monotonic()
-    while time.monotonic() - last_row < quiet:
+    last_row = [time.monotonic()]
+
+    def quiet_since_the_last_row():
         with suppress(TimeoutError):
             if NEW_ROW.search(socket.receive(timeout=quiet)):
-                last_row = time.monotonic()
+                last_row.append(time.monotonic())
+        return time.monotonic() - last_row[-1] >= quiet
+
+    wait_until(quiet_since_the_last_row, 120, "the new rows to stop coming", interval=0)
     return NEW_ROW.findall("".join(socket.messages))
 
 
@@ -125,12 +130,12 @@ def test_a_flood_with_repeats_is_stored_and_processed_once_each(simulator, tmp_p
             "scorecards": DISTINCT // 4,
             "checks": DISTINCT // 4,
         }
-        deadline = time.monotonic() + 60
-        while (seen := counts(db)) != expected and time.monotonic() < deadline:
-            time.sleep(0.5)
-        assert seen == expected, "\n".join(
-            line for line in server.log().splitlines() if "delivery" in line.lower()
-        )[-4000:]
+
+        def delivery_lines():
+            lines = server.log().splitlines()
+            return "\n".join(line for line in lines if "delivery" in line.lower())[-4000:]
+
+        wait_until(lambda: counts(db) == expected, 60, delivery_lines, interval=0.5)
         pushed = new_alert_rows(coaching)
         coaching.close()
         assert len(pushed) == len(set(pushed)) == DISTINCT // 4  # each new alert shown once

@@ -95,7 +95,8 @@ async def record(sim) -> Seen:
     return seen
 
 
-def floor(state: LiveState, when: datetime) -> tuple:
+def view_of(state: LiveState, when: datetime) -> tuple:
+    """What a screen shows of the floor at `when`: compared field by field."""
     return (
         state.agents,
         state.calls,
@@ -129,6 +130,6 @@ def test_the_replayed_floor_equals_the_live_floor_at_any_moment(sim_factory):
     def replayed_equals_live(when):
         replayed = reader.state_at(when)
         assert replayed.gap is None
-        assert floor(replayed.state, when) == floor(copy_state(live_at(when)), when)
+        assert view_of(replayed.state, when) == view_of(copy_state(live_at(when)), when)
 
     replayed_equals_live()

@@ -47,7 +47,7 @@ async def test_it_measures_a_workers_memory_and_cpu_per_live_socket(
     try:
         await await_until(lambda: ready(url), 30, "the worker ready")
         pid = processes["web-1"].pid
-        cookie = await session_cookie(url, "bob")
+        cookie = await asyncio.to_thread(session_cookie, url, "bob")
         await asyncio.sleep(2)
         idle = rss_mib(pid)
         for _ in range(SOCKETS):

@@ -1,6 +1,7 @@
 """The production topology on one machine: Redis, PostgreSQL, two Daphne workers and two
 `manage.py bridge` processes against the simulated tenant, driven like browsers would."""
 
+import asyncio
 import time
 
 import httpx
@@ -8,11 +9,10 @@ import psycopg
 import pytest
 
 from dashboard.testing.live_view import LiveBrowser
-from dashboard.testing.processes import await_until, free_port
+from dashboard.testing.processes import await_until
 from dashboard.testing.servers import ready, session_cookie, start_topology
 
 HANDOVER_S = 10
-WEBHOOK_SECRET = "scale-webhook-secret"
 
 
 def sim_states(sim):
@@ -20,31 +20,15 @@ def sim_states(sim):
 
 
 @pytest.fixture
-def ports():
-    return [free_port(), free_port()]
-
-
-@pytest.fixture
-def simulator(sim_factory, ports):
-    """The simulated tenant, its webhooks sent to the first web worker."""
-    hook = f"http://127.0.0.1:{ports[0]}/webhooks/service/"
-    return sim_factory(
-        "--faults", "--seed", "7", "--webhook-url", hook, "--webhook-secret", WEBHOOK_SECRET
-    )
-
-
-@pytest.fixture
-def topology(simulator, redis_url, postgres_url, ports):
-    processes = start_topology(
-        simulator, redis_url, postgres_url, ports, UPSTREAM_WEBHOOK_SECRETS=WEBHOOK_SECRET
-    )
-    yield [f"http://127.0.0.1:{port}" for port in ports], processes, postgres_url
+def topology(hooked_simulator, redis_url, postgres_url, worker_ports):
+    processes = start_topology(hooked_simulator, redis_url, postgres_url, worker_ports)
+    yield [f"http://127.0.0.1:{port}" for port in worker_ports], processes, postgres_url
     for proc in processes.values():
         proc.stop()
 
 
 async def test_it_serves_browsers_on_every_worker_and_hands_over_when_the_bridge_dies(
-    simulator, topology
+    hooked_simulator, topology
 ):
     workers, processes, database = topology
     bridges = [processes["bridge-1"], processes["bridge-2"]]
@@ -54,19 +38,20 @@ async def test_it_serves_browsers_on_every_worker_and_hands_over_when_the_bridge
     active, standby = leaders[0], next(b for b in bridges if b is not leaders[0])
     await await_until(lambda: standby.said("following: another bridge holds"), 10, "the standby")
 
-    browsers = [await LiveBrowser(url).open(await session_cookie(url, "bob")) for url in workers]
+    cookies = [await asyncio.to_thread(session_cookie, url, "bob") for url in workers]
+    browsers = [await LiveBrowser(url).open(c) for url, c in zip(workers, cookies, strict=True)]
     await await_until(lambda: all(b.states for b in browsers), 10, "the snapshot on both workers")
 
-    agent = sorted(sim_states(simulator))[0]
-    simulator.control("pause")  # the behaviour model stops: only forced changes from here
-    simulator.control("agent-status", agent_id=agent, status="offline")
+    agent = sorted(sim_states(hooked_simulator))[0]
+    hooked_simulator.control("pause")  # the behaviour model stops: only forced changes from here
+    hooked_simulator.control("agent-status", agent_id=agent, status="offline")
     await await_until(
         lambda: all(b.states.get(agent) == "offline" for b in browsers), 10, "the same change"
     )
 
     active.kill()
     killed = time.monotonic()
-    simulator.control("agent-status", agent_id=agent, status="paused")  # while no one leads
+    hooked_simulator.control("agent-status", agent_id=agent, status="paused")  # while no one leads
     await await_until(
         lambda: all(b.states.get(agent) == "paused" for b in browsers),
         HANDOVER_S + 5,
@@ -78,16 +63,16 @@ async def test_it_serves_browsers_on_every_worker_and_hands_over_when_the_bridge
     print(f"hand-over seen by both browsers {seen - killed:.1f} s after the kill")
 
     # After the resync, every agent on both workers is in the state the service has.
-    truth = sim_states(simulator)
+    truth = sim_states(hooked_simulator)
     await await_until(lambda: all(b.states == truth for b in browsers), 10, "every agent right")
-    simulator.control("agent-status", agent_id=agent, status="available")
+    hooked_simulator.control("agent-status", agent_id=agent, status="available")
     await await_until(
         lambda: all(b.states.get(agent) == "available" for b in browsers), 10, "a later change"
     )
     assert all(ready(url) for url in workers)
 
     # Webhooks reach a web worker and are processed by the new leader, once, in PostgreSQL.
-    ids = simulator.control("webhook", event="coaching_alert")["deliveries"]
+    ids = hooked_simulator.control("webhook", event="coaching_alert")["deliveries"]
     await await_until(lambda: processed(database, ids), 15, "the delivery processed")
     for b in browsers:
         await b.close()

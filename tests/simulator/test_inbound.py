@@ -9,7 +9,7 @@ import httpx
 import pytest
 import socketio
 
-from dashboard.testing.processes import wait_until
+from dashboard.testing.processes import await_until, wait_until
 
 
 @pytest.fixture
@@ -88,10 +88,7 @@ def test_a_message_is_heard_live_then_handled_once(sim):
         left = await asyncio.to_thread(
             sim.control, "voicemail", queue="Billing", phone="+44 7700 900123", transcript="Hi"
         )
-        for _ in range(200):
-            if len(heard) == 2:
-                break
-            await asyncio.sleep(0.05)
+        await await_until(lambda: len(heard) == 2, 10, "both voicemail events", interval=0.05)
         await client.disconnect()
         return left
 

@@ -10,7 +10,7 @@ import httpx
 import pytest
 import socketio
 
-from dashboard.testing.processes import wait_until
+from dashboard.testing.processes import let_pass, wait_until
 from dashboard.testing.receiver import Receiver
 
 
@@ -76,9 +76,12 @@ def test_it_refuses_expired_tokens_on_rest(sim_factory):
     sim = sim_factory("--token-ttl", "1")
     token = sim.sign_in()["access_token"]
     assert sim.get("/ai", token).status_code == 200
-    time.sleep(1.2)
-    r = sim.get("/ai", token)
-    assert r.status_code == 401 and r.json()["error"] == "unauthorized"
+
+    def refused():
+        r = sim.get("/ai", token)
+        return r.status_code == 401 and r.json()
+
+    assert wait_until(refused, 10, "the token expired")["error"] == "unauthorized"
 
 
 # ---- REST -------------------------------------------------------------------------------------
@@ -320,8 +323,8 @@ def test_it_injects_rest_errors_and_auth_outages_for_a_while(simulator):
     assert (r.status_code, r.headers["retry-after"]) == (429, "3")
     simulator.control("auth-down", seconds=1)
     assert token_call(simulator, "password", {}).status_code == 503
-    time.sleep(1.1)
-    assert simulator.get("/ai", token).status_code == 200
+    wait_until(lambda: simulator.get("/ai", token).status_code == 200, 10, "REST answering")
+    wait_until(lambda: token_call(simulator, "password", {}).status_code != 503, 10, "auth back")
     assert simulator.sign_in()["access_token"]
 
 
@@ -331,7 +334,7 @@ def test_it_delays_rest_answers_for_a_while(simulator):
     started = time.monotonic()
     assert simulator.get("/ai", token).status_code == 200
     assert time.monotonic() - started >= 1.5
-    time.sleep(2)
+    let_pass(2, "the delay's window")
     started = time.monotonic()
     simulator.get("/ai", token)
     assert time.monotonic() - started < 1.5
@@ -384,12 +387,12 @@ def test_load_mode_holds_its_rate(sim_factory):
 def test_it_changes_the_load_rate_on_request_and_resumes_without_catching_up(sim_factory):
     sim = sim_factory("--agents", "50", "--events-per-second", "20", "--faults")
     sim.control("pause")
-    time.sleep(0.5)
+    let_pass(0.5, "the events already on their way arrive before the count")
     sim.control("rate", events_per_second=100)
     before = sim.stats()["seq"][sim.org_a]
     sim.control("resume")
     resumed = time.monotonic()
-    time.sleep(2)
+    let_pass(2, "two seconds at the new rate")
     sim.control("pause")
     ran = time.monotonic() - resumed  # 2 s, and a loaded machine's late answers
     emitted = sim.stats()["seq"][sim.org_a] - before

@@ -1,13 +1,12 @@
 """The call evidence endpoints (contract 5) through the REST client, against the simulated
 tenant: every shape, and every way they fail."""
 
-import asyncio
-import time
 from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 
+from dashboard.testing.processes import await_until
 from dashboard.testing.upstream import session_for
 from dashboard.upstream import contract as c
 from dashboard.upstream.errors import Forbidden, NotOffered, UpstreamError
@@ -38,11 +37,7 @@ async def test_it_reads_an_ended_call_with_its_outcome_and_recording(module_simu
 
 async def first(read, timeout=60.0):
     """The first non-empty answer of `read()`, asked again every 0.3 s (the model's pace)."""
-    deadline = time.monotonic() + timeout
-    while not (rows := await read()):
-        assert time.monotonic() < deadline, f"{read.__name__} stayed empty"
-        await asyncio.sleep(0.3)
-    return rows
+    return await await_until(read, timeout, f"{read.__name__} not empty", interval=0.3)
 
 
 async def test_it_reads_a_live_call_with_no_end_yet(module_simulator):

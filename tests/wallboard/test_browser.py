@@ -2,15 +2,13 @@
 agents on 1080p and 4K screens without overflow, rotation, revocation, the stale overlay,
 reloading on a new deploy, and no kiosk token in the server's log."""
 
-import time
-
 import httpx
 import pytest
 from websockets.sync.client import connect
 
 from dashboard.testing.browsers import screenshot, wait_for_js
 from dashboard.testing.links import create_link, revoke_newest, tampered, token_of
-from dashboard.testing.processes import free_port
+from dashboard.testing.processes import free_port, wait_until
 from dashboard.testing.servers import start_dashboard
 from dashboard.testing.simulator import start_simulator
 
@@ -134,7 +132,7 @@ def test_it_never_writes_a_kiosk_token_to_the_log(floor):
             httpx.get(f"{server.url}{path}", timeout=10)
         with connect(f"{ws_base}/ws/wallboard/{token}/", origin=server.url) as ws:
             ws.recv(timeout=10)
-    time.sleep(1)  # let the server's output reach us
+    wait_until(lambda: server.process.said("Gone: /wallboard/[redacted]/"), 10, server.log)
     log = server.log()
     assert "Not Found: /wallboard/[redacted]/" in log  # the 4xx answers were logged...
     assert "Gone: /wallboard/[redacted]/" in log

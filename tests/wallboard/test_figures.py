@@ -13,6 +13,7 @@ from django.test import Client, override_settings
 from dashboard.quality import processing
 from dashboard.quality.metrics import today_figures
 from dashboard.quality.models import CoachingAlert
+from dashboard.testing.processes import await_until
 from dashboard.upstream.webhooks import signature
 
 SECRET = "wallboard-test-secret"
@@ -94,12 +95,9 @@ async def test_it_hands_open_alerts_to_the_feed_and_a_resolution_too(alice):
     stop = asyncio.Event()
     task = asyncio.create_task(processing.run_processor(stop, on_figures=figures.append))
 
-    async def seen(expected, timeout=15):
-        for _ in range(int(timeout / 0.1)):
-            if figures and figures[-1]["open_alerts"] == expected:
-                return True
-            await asyncio.sleep(0.1)
-        return False
+    async def seen(expected):
+        shown = lambda: figures and figures[-1]["open_alerts"] == expected  # noqa: E731
+        return await await_until(shown, 15, f"the figures' open alerts {expected}")
 
     try:
         assert await seen({"critical": 1, "warning": 2})
