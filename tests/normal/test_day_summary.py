@@ -19,6 +19,7 @@ from dashboard.inbound.board import BOARD_KEY
 from dashboard.main.day_summary import send_day, wait_s
 from dashboard.normal.summary import day_summary, text_of
 from dashboard.testing.normal_days import CARE, PLANS, SALES, rows, slot, write
+from dashboard.testing.processes import await_until
 from dashboard.testing.receiver import Receiver
 
 
@@ -113,10 +114,13 @@ async def test_the_end_of_a_day_posts_its_summary_to_the_chat_webhook(surged):
     posting = asyncio.create_task(notifier.run(stop))
     try:
         await send_day(notifier, now.date())
-        for _ in range(100):
-            if receiver.received and await AlertDelivery.objects.filter(delivered=True).aexists():
-                break
-            await asyncio.sleep(0.1)
+
+        async def posted_and_logged():
+            return (
+                receiver.received and await AlertDelivery.objects.filter(delivered=True).aexists()
+            )
+
+        await await_until(posted_and_logged, 10, "the summary posted and logged")
     finally:
         stop.set()
         await asyncio.wait_for(posting, 5)
