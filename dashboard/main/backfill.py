@@ -229,6 +229,7 @@ class Backfill:
         today = self.state.day.date
         if today is None or today == self.last_week_done:
             return
+        read = 0
         for weeks in range(1, PAST_WEEKS + 1):
             day = today - timedelta(days=7 * weeks)
             start = day_start(day, self.state.tz)
@@ -242,9 +243,14 @@ class Backfill:
             await in_thread(count_states)(filled, start, end, {})
             await in_thread(write_past_day)(day, filled, end)
             self.recorder.add_stored({}, last_week=weeks == 1)
-            await self.filled()
+            read += 1
             log.info("the past %s filled from the service's history", f"{day:%a %d %b}")
+        if read:  # the recorder's next pass loads last week's slots into the comparisons
+            await self.filled()
         self.last_week_done = today
+        log.info(
+            "last week's and the %d weeks before in from the service's history", PAST_WEEKS - 1
+        )
 
     async def filled(self):
         """The day's records are in: the recorder takes the slots in on its next pass."""
