@@ -1,7 +1,8 @@
 """The live view's intraday charts against the normal: a dashboard served on days of known
 shape (four same weekdays of about 40 calls a slot, today 50 a slot) draws each charted
-figure's band per slot and the forecast of calls offered with its sentence, in both
-themes; with one week of history the chart says there is no normal yet."""
+figure's band per slot and the forecast of calls offered with its sentence, on the page
+and in the recorder's pushes, in both themes; with one week of history the chart says
+there is no normal yet."""
 
 import json
 import re
@@ -88,6 +89,17 @@ def test_the_charts_show_the_normal_band_and_the_forecast(served, browser):
             note = page.locator(".chart[data-source=chart-calls] .chart-note")
             note.wait_for(timeout=30_000)
             assert SENTENCE.match(note.inner_text())
+            if scheme == "light":  # the recorder's push of the grown day carries the normal
+                first = page.locator("#chart-calls").text_content()
+                page.wait_for_function(
+                    "before => document.getElementById('chart-calls').textContent !== before",
+                    arg=first,
+                    timeout=60_000,
+                )
+                pushed = json.loads(page.locator("#chart-calls").text_content())
+                assert [s["band"] for s in pushed["series"] if "band" in s] == ["low", "high"]
+                assert SENTENCE.match(pushed["note"])
+                assert SENTENCE.match(note.inner_text())  # drawn again, sentence and all
             page.locator(".intraday").scroll_into_view_if_needed()
             screenshot(page, f"normal-on-charts-{scheme}")
         finally:
