@@ -72,7 +72,6 @@
   const COLOURS = ["#3b82f6", "#f59e0b", "#10b981", "#ef4444"];
   const FILLS = ["rgba(59,130,246,.35)", "rgba(245,158,11,.35)", "rgba(16,185,129,.35)"];
   const BANDS = ["rgba(59,130,246,.2)", "rgba(245,158,11,.2)", "rgba(16,185,129,.2)"];
-  const EDGES = ["rgba(59,130,246,.7)", "rgba(245,158,11,.7)", "rgba(16,185,129,.7)"];
   const AXES = { calls: "calls", "%": "%", s: "seconds" };
   const hhmm = uPlot.fmtDate("{HH}:{mm}");
   const fromZero = (_u, _min, max) => [0, max > 0 ? Math.ceil(max * 1.1) : 1]; // counts, seconds
@@ -118,8 +117,9 @@
       const low = d.series.findIndex((o) => o.band === "low" && o.like === s.like);
       if (low >= 0) bands.push({ series: [i + 1, low + 1], fill: BANDS[colour[i] % BANDS.length] });
     });
-    const stroke = (s, i) =>
-      s.band ? EDGES[colour[i] % EDGES.length] : COLOURS[colour[i] % COLOURS.length];
+    // The band's edges in the page's ink, so they show over the bars of its own colour.
+    const edge = ink.replace(/^rgb\((.*)\)$/, "rgba($1, .55)");
+    const stroke = (s, i) => (s.band ? edge : COLOURS[colour[i] % COLOURS.length]);
     const opts = {
       width: Math.max(elt.clientWidth, 300),
       height: Number(elt.dataset.height) || 220,
