@@ -5,7 +5,7 @@ from django.urls import include, path
 from dashboard.accounts import views as account_views
 from dashboard.live import health, scrape
 from dashboard.live import views as live_views
-from dashboard.reports.metrics import floor_charts
+from dashboard.normal.on_charts import floor_charts
 
 # Not all of django.contrib.auth.urls: people are added by a manager (`adduser`, the
 # admin) and there is no mail to reset a password by.

@@ -37,6 +37,7 @@ from dashboard.live.state import LiveState
 from dashboard.main.backfill import Backfill
 from dashboard.main.coaching_offers import CoachingOffers
 from dashboard.main.day_summary import run_day_summaries
+from dashboard.normal.on_charts import floor_charts
 from dashboard.normal.outside import outside_normal
 from dashboard.normal.watch import ChangeWatch
 from dashboard.quality.metrics import today_figures
@@ -119,7 +120,7 @@ async def history_filled(feed: LiveFeed):
     what it filled."""
     feed.set_figures(await database_sync_to_async(today_figures)())
     await database_sync_to_async(publish_qa)()
-    await database_sync_to_async(floor_changed)()
+    await database_sync_to_async(floor_changed)(floor_charts)
 
 
 def alert_figures() -> dict:
@@ -166,7 +167,7 @@ async def run_bridge(stop: asyncio.Event):
         # The floor replay's recorder: after the feed, whose state it copies.
         recorders = [FloorRecorder(state)] if settings.REPLAY_RECORD else []
         replay = [work for r in recorders for work in (r.run(stop), run_purge(stop))]
-        recorder = Recorder(state, list_calls=day_calls(rest))
+        recorder = Recorder(state, list_calls=day_calls(rest), charts=floor_charts)
         backfill = Backfill(
             rest,
             state,

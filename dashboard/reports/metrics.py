@@ -112,16 +112,24 @@ def floor_charts(since: datetime, now: datetime) -> dict:
             "scale": "calls",
             "kind": "bars",
             "values": _counts(xs, got, now, "calls"),
+            "figure": "offered",
         },
-        {"label": "Calls ended", "scale": "calls", "values": _counts(xs, got, now, "completed")},
+        {
+            "label": "Calls ended",
+            "scale": "calls",
+            "values": _counts(xs, got, now, "completed"),
+            "figure": "completed",
+        },
     ]
     own = cache.get(QUEUE_SL_SLOTS_KEY)  # the queues' own targets, where there are queues
     if own is None:
         sl_label = f"Service level % (answered ≤ {within} s)"
+        sl_figure = "service_level"  # the floor's, as the normal has it
         sl_today = [service_level_pct(r) if r else None for r in got]
         sl_then = [service_level_pct(r) if r else None for r in old]
     else:
         sl_label = "Service level % (each queue's own target)"
+        sl_figure = None
         sl_today = [own["today"].get(x.isoformat()) for x in xs]
         day = since.astimezone(zone()).date()
         then_by_slot = {
@@ -129,8 +137,13 @@ def floor_charts(since: datetime, now: datetime) -> dict:
         }
         sl_then = [then_by_slot.get(x) for x in xs]
     service = [
-        {"label": sl_label, "scale": "%", "values": sl_today},
-        {"label": "AHT (s)", "scale": "s", "values": [aht_s(r) if r else None for r in got]},
+        {"label": sl_label, "scale": "%", "values": sl_today, "figure": sl_figure},
+        {
+            "label": "AHT (s)",
+            "scale": "s",
+            "values": [aht_s(r) if r else None for r in got],
+            "figure": "aht",
+        },
     ]
 
     def answered(x: Counts) -> str:

@@ -27,8 +27,9 @@ def campaign_group(campaign_id: str, manage: bool = False) -> str:
     return f"campaign-{digest}" + ("-manage" if manage else "")
 
 
-def floor_changed():
-    charts = floor_charts(start_of_today(), datetime.now(UTC))
+def floor_changed(charts=floor_charts):
+    """`charts(since, now)`: the charts' data (the composition root may lay more over it)."""
+    charts = charts(start_of_today(), datetime.now(UTC))
     push_html(FLOOR_CHARTS, render_to_string("shared/_chart_data.html", {"charts": charts}))
 
 

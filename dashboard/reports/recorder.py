@@ -25,6 +25,7 @@ from dashboard.shared.aio import pause
 from dashboard.upstream.errors import UpstreamError
 
 from . import publish
+from .metrics import floor_charts
 from .models import FloorSlot, add_to_slot
 
 log = logging.getLogger("dashboard.reports.recorder")
@@ -33,8 +34,9 @@ COUNTERS = [f.name for f in fields(Counts)]
 
 
 class Recorder:
-    def __init__(self, state: LiveState, every: float = RECORD_S, list_calls=None):
+    def __init__(self, state: LiveState, every: float = RECORD_S, list_calls=None, charts=None):
         self.state = state
+        self.charts = charts or floor_charts  # (since, now) -> the charts' data, pushed
         self.every = every
         # (since, agent ids) -> (the service's calls since then, the time before which the
         # list may lack some); None: nothing to fill gaps from.
@@ -143,7 +145,7 @@ class Recorder:
         grown = {s: g for s, g in grown.items() if g}
         if grown:
             await database_sync_to_async(write)(grown)
-            await database_sync_to_async(publish.floor_changed)()
+            await database_sync_to_async(publish.floor_changed)(self.charts)
         self.written = slots
         return bool(grown)
 

@@ -12,7 +12,10 @@ def chart(
 ) -> dict:
     """uPlot's shape: x as epoch seconds (each the start of a `step_s` interval), one list of
     values per series (None = no data). A series with `dash` is last week's, drawn dashed in
-    the colour of the series `like` names. `explains`: the key of the chart's explain panel
+    the colour of the series `like` names; `figure` names what a series measures, for the
+    normal's overlay (a pair with `band` "low"/"high" is shaded between them, one with
+    `forecast` drawn dotted, both in the colour of `like`; a chart's `note` is the sentence
+    shown under it). `explains`: the key of the chart's explain panel
     (dashboard/shared/figures.py; None: it has none); `inputs`: the counts behind the chart,
     for that panel."""
     return {

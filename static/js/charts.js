@@ -71,6 +71,7 @@
   /* ---- Intraday charts (uPlot) ---- */
   const COLOURS = ["#3b82f6", "#f59e0b", "#10b981", "#ef4444"];
   const FILLS = ["rgba(59,130,246,.35)", "rgba(245,158,11,.35)", "rgba(16,185,129,.35)"];
+  const BANDS = ["rgba(59,130,246,.2)", "rgba(245,158,11,.2)", "rgba(16,185,129,.2)"];
   const AXES = { calls: "calls", "%": "%", s: "seconds" };
   const hhmm = uPlot.fmtDate("{HH}:{mm}");
   const fromZero = (_u, _min, max) => [0, max > 0 ? Math.ceil(max * 1.1) : 1]; // counts, seconds
@@ -95,22 +96,35 @@
       p.className = "empty";
       p.textContent = elt.dataset.empty || "No data yet.";
       elt.appendChild(p);
+      showNote(elt, d);
       return;
     }
     const tzDate = (ts) => uPlot.tzDate(new Date(ts * 1e3), d.tz); // the organisation's zone
     const ink = getComputedStyle(document.body).color;
     const grid = { stroke: "rgba(128,128,128,.2)" };
     const scales = [...new Set(d.series.map((s) => s.scale))];
-    // Last week's series (`dash`) take the colour of the series they follow (`like`).
+    // Last week's series (`dash`), the normal's band edges (`band`) and the forecast take
+    // the colour of the series they follow (`like`).
     const colour = [];
     let next = 0;
     d.series.forEach((s, i) => {
-      colour[i] = s.dash ? colour[s.like] : next++;
+      colour[i] = s.dash || s.band || s.forecast ? colour[s.like] : next++;
     });
+    // The normal's band: shaded between its high and low edges (uPlot counts x as 0).
+    const bands = [];
+    d.series.forEach((s, i) => {
+      if (s.band !== "high") return;
+      const low = d.series.findIndex((o) => o.band === "low" && o.like === s.like);
+      if (low >= 0) bands.push({ series: [i + 1, low + 1], fill: BANDS[colour[i] % BANDS.length] });
+    });
+    // The band's edges in the page's ink, so they show over the bars of its own colour.
+    const edge = ink.replace(/^rgb\((.*)\)$/, "rgba($1, .55)");
+    const stroke = (s, i) => (s.band ? edge : COLOURS[colour[i] % COLOURS.length]);
     const opts = {
       width: Math.max(elt.clientWidth, 300),
       height: Number(elt.dataset.height) || 220,
       cursor: { drag: { x: false, y: false } },
+      bands,
       tzDate,
       scales: {
         // From the first interval's start to the last one's end, and a few hours at least
@@ -123,12 +137,12 @@
         ...d.series.map((s, i) => ({
           label: s.label,
           scale: s.scale,
-          stroke: COLOURS[colour[i] % COLOURS.length],
-          width: s.dash ? 1.5 : 2,
-          dash: s.dash ? [6, 4] : undefined,
+          stroke: stroke(s, i),
+          width: s.band ? 1 : s.dash ? 1.5 : 2,
+          dash: s.dash ? [6, 4] : s.forecast ? [2, 3] : undefined,
           fill: s.kind === "bars" ? FILLS[colour[i] % FILLS.length] : undefined,
           paths: s.kind === "bars" ? uPlot.paths.bars({ size: [0.7, 40] }) : undefined,
-          points: { show: s.kind !== "bars" && !s.dash, size: 5 },
+          points: { show: s.kind !== "bars" && !s.dash && !s.band && !s.forecast, size: 5 },
         })),
       ],
       axes: [
@@ -148,6 +162,20 @@
       ],
     };
     elt.plot = new uPlot(opts, [mid, ...d.series.map((s) => s.values)], elt);
+    // One legend entry per band: its high edge's row is hidden.
+    const rows = elt.querySelectorAll(".u-legend .u-series");
+    d.series.forEach((s, i) => {
+      if (s.band === "high" && rows[i + 1]) rows[i + 1].hidden = true;
+    });
+    showNote(elt, d);
+  }
+  /* The chart's sentence (the forecast, or why there is no normal band) under it. */
+  function showNote(elt, d) {
+    if (!d.note) return;
+    const p = document.createElement("p");
+    p.className = "chart-note";
+    p.textContent = d.note;
+    elt.appendChild(p);
   }
   function drawCharts() {
     for (const elt of document.querySelectorAll(".chart[data-source]")) drawChart(elt);
