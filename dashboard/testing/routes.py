@@ -30,6 +30,7 @@ SAMPLES = {  # a value for each path parameter the URL conf uses
     "call_id": "call-1",
     "queue_id": "q-1",
     "message_id": "vm-1",
+    "day": "2026-01-05",
 }
 # Pages anyone may reach (the webhook receiver authenticates by signature, a wallboard by
 # the kiosk token in its path, /metrics by its bearer token, the rest are sign-in and

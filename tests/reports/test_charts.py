@@ -146,6 +146,9 @@ async def _record(recorder):
     return await recorder.record()
 
 
+# The recorder's database work drops connections in a transaction (Channels'
+# database_sync_to_async): the test's own transaction would be closed under it.
+@pytest.mark.django_db(transaction=True)
 def test_it_adds_what_grew_to_the_stored_slots_and_never_counts_twice():
     from asgiref.sync import async_to_sync
 
@@ -178,6 +181,9 @@ def test_it_adds_campaign_growth_between_pulls_to_the_current_slot():
     assert rows == [(at(10, 0), 15, 5, 1), (at(10, 15), 5, 0, 0)]
 
 
+# The recorder's database work drops connections in a transaction (Channels'
+# database_sync_to_async): the test's own transaction would be closed under it.
+@pytest.mark.django_db(transaction=True)
 def test_the_recorder_says_once_that_the_service_is_away_and_fills_once_it_is_back(caplog):
     from asgiref.sync import async_to_sync
 
