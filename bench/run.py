@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import alerts, backfill, browser, interventions, reconnect, replay
+from bench import alerts, backfill, browser, interventions, reconnect, replay, storage
 from dashboard.live.feed import TICK_S  # the reference coalesces on the live feed's tick
 from dashboard.testing.processes import Process, free_port
 from dashboard.testing.servers import start_dashboard
@@ -73,6 +73,10 @@ OTHERS = {  # scenarios with a module of their own
     "alerts_smoke": lambda workdir, spawn: alerts.measure(  # the smoke test's
         workdir, spawn, agents=40, rate=20, seconds=20
     ),
+    "storage": storage.measure,  # the database's growth an event at the floor's size
+    "storage_smoke": lambda workdir, spawn: storage.measure(  # the smoke test's
+        workdir, spawn, agents=40, rate=20, seconds=15, warmup=10
+    ),
 }
 # Event-to-paint in Chromium (bench/browser.py), each page during one window of the load
 BROWSER_PAGES = {
@@ -114,6 +118,7 @@ DEFAULT = (
     "browser_small",
     "alerts",
     "interventions",
+    "storage",
 )
 
 

@@ -105,3 +105,12 @@ def test_it_measures_a_small_backfill_while_the_floor_moves(tmp_path):
     assert (result["agents"], result["events_per_s"]) == (40, 20)
     assert 0 < result["today_s"] <= result["backfill_s"]
     assert result["pushes_during"] > 0 and result["live_p99_ms_after"] > 0
+
+
+def test_it_measures_the_databases_growth_an_event(tmp_path):
+    run = bench("storage_smoke", tmp_path)
+    got = json.loads((tmp_path / "latest.json").read_text())["storage_smoke"]
+    assert (got["agents"], got["events_per_s"]) == (40, 20) and got["events_applied"] > 0
+    assert got["bytes_grown"] > 0 and got["bytes_per_event"] > 0
+    assert got["bytes_per_event_by_table"]  # where it went
+    assert "storage_smoke" in run.stdout
