@@ -74,6 +74,7 @@ OTHERS = {  # scenarios with a module of their own
         workdir, spawn, agents=40, rate=20, seconds=20
     ),
     "storage": storage.measure,  # the database's growth an event at the floor's size
+    "storage_postgres": lambda workdir, spawn: storage.measure(workdir, spawn, postgres=True),
     "storage_smoke": lambda workdir, spawn: storage.measure(  # the smoke test's
         workdir, spawn, agents=40, rate=20, seconds=15, warmup=10
     ),

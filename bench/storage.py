@@ -10,21 +10,29 @@ tables' shares come from SQLite's `dbstat`. Target: under 40 bytes an event (abo
 an hour at that rate, docs/deploy.md, Sizing).
 """
 
+import contextlib
 import re
 import sqlite3
 import time
 from pathlib import Path
 
 import httpx
+import psycopg
 
-from dashboard.testing.servers import start_dashboard
+from dashboard.testing.servers import dashboard_env, manage, start_dashboard
 from dashboard.testing.simulator import start_simulator
+from dashboard.testing.stores import postgres_server
 
 TARGET_BYTES_PER_EVENT = 40
 TOKEN = "bench-metrics"
 APPLIED = re.compile(r"^dashboard_events_applied_total\{[^}]*\} (\S+)$", re.M)
 SIZES = """
 SELECT name, SUM(pgsize) FROM dbstat GROUP BY name
+"""
+PG_SIZES = """
+SELECT c.relname, pg_relation_size(c.oid) FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i', 't')
 """
 
 
@@ -41,25 +49,42 @@ def used_bytes(database: Path) -> tuple[int, dict[str, int]]:
     return (pages - free) * page, tables
 
 
+def pg_used_bytes(url: str) -> tuple[int, dict[str, int]]:
+    """The database's size on disk (tables, indexes, TOAST, free space within them), and
+    by table or index."""
+    with psycopg.connect(url) as db:
+        total = db.execute("SELECT pg_database_size(current_database())").fetchone()[0]
+        return total, dict(db.execute(PG_SIZES).fetchall())
+
+
 def applied(url: str) -> int:
     r = httpx.get(f"{url}/metrics", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
     r.raise_for_status()
     return round(sum(float(x) for x in APPLIED.findall(r.text)))
 
 
-def measure(workdir, spawn=None, agents=1000, rate=200, seconds=300, warmup=60) -> dict:
+def measure(
+    workdir, spawn=None, agents=1000, rate=200, seconds=300, warmup=60, postgres=False
+) -> dict:
+    """On SQLite, or with `postgres` on a PostgreSQL the run starts."""
     sim = start_simulator("--agents", agents, "--events-per-second", rate, "--seed", 7)
     try:
-        server = start_dashboard(sim, workdir, {"METRICS_TOKEN": TOKEN})
-        try:
-            time.sleep(warmup)
-            bytes0, tables0 = used_bytes(server.database)
-            events0, started = applied(server.url), time.monotonic()
-            time.sleep(seconds)
-            bytes1, tables1 = used_bytes(server.database)
-            events1, ended = applied(server.url), time.monotonic()
-        finally:
-            server.stop()
+        with postgres_server() if postgres else contextlib.nullcontext() as pg:
+            env = {"METRICS_TOKEN": TOKEN}
+            if pg:
+                env["DATABASE_URL"] = url = pg.new_database()
+                manage(dashboard_env(sim, url), "migrate", "--noinput", "-v0")
+            server = start_dashboard(sim, workdir, env)
+            size = (lambda: pg_used_bytes(url)) if pg else (lambda: used_bytes(server.database))
+            try:
+                time.sleep(warmup)
+                bytes0, tables0 = size()
+                events0, started = applied(server.url), time.monotonic()
+                time.sleep(seconds)
+                bytes1, tables1 = size()
+                events1, ended = applied(server.url), time.monotonic()
+            finally:
+                server.stop()
     finally:
         sim.stop()
     events = max(1, events1 - events0)
@@ -71,6 +96,7 @@ def measure(workdir, spawn=None, agents=1000, rate=200, seconds=300, warmup=60) 
     per_event = (bytes1 - bytes0) / events
     hours = (ended - started) / 3600
     return {
+        "database": "postgresql" if postgres else "sqlite",
         "agents": agents,
         "events_per_s": rate,
         "seconds": round(ended - started),
@@ -90,6 +116,6 @@ if __name__ == "__main__":
     import tempfile
 
     secs = float(sys.argv[1]) if len(sys.argv) > 1 else 300
-    keep = sys.argv[2] if len(sys.argv) > 2 else None  # a folder to keep the database in
+    postgres = "--postgres" in sys.argv
     with tempfile.TemporaryDirectory() as workdir:
-        print(json.dumps(measure(keep or workdir, seconds=secs), indent=1))
+        print(json.dumps(measure(workdir, seconds=secs, postgres=postgres), indent=1))
