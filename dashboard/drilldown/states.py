@@ -74,9 +74,10 @@ def agent_changes(agent_id: str, since: datetime, until: datetime) -> list[Chang
     fields = ("agent_id", "start", "states")
     rows = mine.filter(start__gte=window_of(since) - WINDOW, start__lte=until)
     changes = changes_of(rows.values_list(*fields)).get(agent_id, [])
-    if not any(x.since < since for x in changes):
-        older = mine.filter(start__lt=window_of(since) - WINDOW).order_by("-start")
-        earlier = changes_of(older.values_list(*fields)[:1]).get(agent_id, [])
+    if not any(x.since < since for x in changes):  # the last stretch before (all its rows)
+        older = mine.filter(start__lt=window_of(since) - WINDOW)
+        last = older.order_by("-start").values_list("start", flat=True).first()
+        earlier = changes_of(older.filter(start=last).values_list(*fields)).get(agent_id, [])
         changes = earlier[-1:] + changes
     before = [x for x in changes if x.since < since][-1:]
     return before + [x for x in changes if since <= x.since <= until]
