@@ -72,7 +72,7 @@ class Journal:
         self.last[agent.agent_id] = seen
         change = states.Change(seen[1], seen[0], seen[2])
         key = (agent.agent_id, states.window_of(change.since))
-        self.stretches.setdefault(key, Stretch()).changes.append(change)
+        self.stretches.setdefault(key, Stretch()).new.append(change)
         self.dirty.add(key)
 
     def _call(self, call: c.Call):
@@ -100,10 +100,11 @@ class Journal:
         if not (dirty or calls):
             return
         self.dirty, self.calls = set(), {}
-        # What the thread writes: each stretch's changes as they are now (copied here).
-        rows = [(key, self.stretches[key], list(self.stretches[key].changes)) for key in dirty]
+        # What the thread writes: each stretch's row as written and its changes since (copied
+        # here: more may arrive while it writes).
+        rows = [(key, self.stretches[key], list(self.stretches[key].new)) for key in dirty]
         try:
-            inserted = await sync_to_async(write)(rows, calls)
+            written = await sync_to_async(write)(rows, calls)
         except Exception as exc:
             self.tries += 1
             if not self.failing:
@@ -119,8 +120,9 @@ class Journal:
                 self.tries = 0
                 self._forget()  # what is past goes; an open stretch is written with its next
             return
-        for stretch, pk in inserted:  # rewritten from now on
-            stretch.pk = pk
+        for stretch, pk, blob, taken in written:  # what arrived meanwhile stays new
+            stretch.pk, stretch.blob = pk, blob
+            del stretch.new[:taken]
         if self.failing:
             log.info("journal written again")
         self.failing, self.tries = False, 0
@@ -137,24 +139,30 @@ class Journal:
 
 
 class Stretch:
-    """An agent's open row: its changes so far, and its id once inserted."""
+    """An agent's open row: its id and its list as last written (compressed: the journal
+    holds a few hundred bytes an agent, not every change), and the changes since."""
 
     def __init__(self):
         self.pk: int | None = None
-        self.changes: list[states.Change] = []
+        self.blob: bytes | None = None
+        self.new: list[states.Change] = []
 
 
 @transaction.atomic
 def write(stretches: list[tuple], calls: dict[str, dict]):
-    """Writes the stretches' rows and the calls; the new rows' ids by stretch."""
-    inserts, updates = [], []
-    for (agent_id, start), stretch, changes in stretches:
-        blob = states.encode(start, sorted(set(changes)))
+    """Writes the stretches' rows and the calls; each stretch's row id, list as written and
+    how many of its new changes that took."""
+    inserts, updates, written = [], [], []
+    for (agent_id, start), stretch, fresh in stretches:
+        kept = states.decode(start, stretch.blob) if stretch.blob else []
+        blob = states.encode(start, sorted({*kept, *fresh}))
         if stretch.pk is None:
             inserts.append((stretch, AgentStates(agent_id=agent_id, start=start, states=blob)))
         else:
             updates.append((blob, stretch.pk))
+        written.append((stretch, stretch.pk, blob, len(fresh)))
     AgentStates.objects.bulk_create([row for _, row in inserts])
+    ids = {id(stretch): row.pk for stretch, row in inserts}
     if updates:
         table = AgentStates._meta.db_table
         with connection.cursor() as cursor:
@@ -173,4 +181,4 @@ def write(stretches: list[tuple], calls: dict[str, dict]):
     CallSeen.objects.bulk_create(new)
     if changed:
         CallSeen.objects.bulk_update(changed, sorted(fields))
-    return [(stretch, row.pk) for stretch, row in inserts]
+    return [(s, pk or ids[id(s)], blob, taken) for s, pk, blob, taken in written]
