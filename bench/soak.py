@@ -62,6 +62,19 @@ def heap_mb(cdp) -> float:
     return round(cdp.send("Runtime.getHeapUsage")["usedSize"] / 2**20, 2)
 
 
+def opened(browser: Browser, url: str, cookies: list[dict], page: Page):
+    """The page open as a person has it (no latency probe, which keeps every tile it saw);
+    its CDP session."""
+    context = browser.chromium.new_context(viewport={"width": page.width, "height": page.height})
+    context.add_cookies(cookies)
+    tab = context.new_page()
+    tab.goto(url)
+    tab.wait_for_function(
+        "() => document.querySelectorAll('#agents .agent').length > 0", timeout=60_000
+    )
+    return context.new_cdp_session(tab)
+
+
 def applied(url: str) -> int:
     r = httpx.get(f"{url}/metrics", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
     r.raise_for_status()
@@ -102,10 +115,10 @@ def soak(minutes: float, agents: int, rate: float, workdir: Path) -> dict:
                 "live": Page("live", "/", 1920, 1080),
                 "wallboard": Page("wallboard", f"/wallboard/{token}/", 1920, 1080),
             }
-            cdps = {}
-            for name, page in pages.items():
-                _, _, cdp = browser.open(server.url, page, cookies)
-                cdps[name] = cdp
+            cdps = {
+                name: opened(browser, server.url + page.path, cookies, page)
+                for name, page in pages.items()
+            }
             samples = []
             started = time.monotonic()
             first_events, first_bytes = applied(server.url), used_bytes(server.database)[0]
