@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export PORT
 
-.PHONY: run test lint format bench ci clean lock
+.PHONY: run test lint format bench soak ci clean lock
 
 # Dependencies install from lock files with hashes (requirements.lock for `run`,
 # requirements-dev.lock with the test and bench extras), so a fresh machine gets exactly
@@ -54,6 +54,11 @@ lock:
 # Not part of `test`: several minutes of load (docs/performance.md); tests/bench smoke-runs it.
 bench: $(VENV)/.installed-bench
 	$(PY) -m bench.run --runs $(or $(RUNS),1)
+
+# Not part of `test` or `bench`: SOAK_MIN minutes (default 30) of a floor's load with a live
+# view and a wallboard open, memory and database followed each minute (bench/soak.py).
+soak: $(VENV)/.installed-bench
+	$(PY) -m bench.soak
 
 # Biome, pinned in package.json and package-lock.json: the templates' scripts' formatter
 # and linter (no Node packages reach the browser; static/vendor/ is left as shipped).

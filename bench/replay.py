@@ -107,10 +107,10 @@ def record_day(agents: int, rate: float, seconds: float, start: datetime) -> dic
         if event.emitted_at >= batch_until:  # a batch a second of the floor's time
             batch_until = event.emitted_at + timedelta(seconds=1)
             t = time.perf_counter()
-            write(recorder.items)
+            recorder.roster = write(recorder.items, recorder.roster)
             write_s += time.perf_counter() - t
             recorder.items, recorder.waiting = [], 0
-    write(recorder.items)
+    write(recorder.items, recorder.roster)
     return {
         "events": int(events),
         "loop_us_per_event": loop_s / events * 1e6,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import alerts, backfill, browser, interventions, reconnect, replay, whatchanged
+from bench import alerts, backfill, browser, interventions, reconnect, replay, storage, whatchanged
 from dashboard.live.feed import TICK_S  # the reference coalesces on the live feed's tick
 from dashboard.testing.processes import Process, free_port
 from dashboard.testing.servers import start_dashboard
@@ -74,6 +74,11 @@ OTHERS = {  # scenarios with a module of their own
         workdir, spawn, agents=40, rate=20, seconds=20
     ),
     "whatchanged": whatchanged.measure,  # one evaluation of "What changed" at 1,000 agents
+    "storage": storage.measure,  # the database's growth an event at the floor's size
+    "storage_postgres": lambda workdir, spawn: storage.measure(workdir, spawn, postgres=True),
+    "storage_smoke": lambda workdir, spawn: storage.measure(  # the smoke test's
+        workdir, spawn, agents=40, rate=20, seconds=15, warmup=10
+    ),
 }
 # Event-to-paint in Chromium (bench/browser.py), each page during one window of the load
 BROWSER_PAGES = {
@@ -116,6 +121,7 @@ DEFAULT = (
     "alerts",
     "interventions",
     "whatchanged",
+    "storage",
 )
 
 

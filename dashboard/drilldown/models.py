@@ -5,17 +5,18 @@ from django.conf import settings
 from django.db import models
 
 
-class StateChange(models.Model):
-    """An agent entered `state` at `since`; it lasted until the agent's next change.
-    Append-only, so a write never waits on an update: the timeline pairs consecutive rows."""
+class AgentStates(models.Model):
+    """An agent's states over a stretch of the day (at most `states.WINDOW`, from `start`),
+    compactly: one row per agent and stretch, its changes in one compressed list
+    (states.py), rewritten while the stretch is open. A state lasts until the agent's next
+    change; the same change in two rows (a restart, the history's backfill) counts once."""
 
     agent_id = models.CharField(max_length=200)
-    state = models.CharField(max_length=12)
-    since = models.DateTimeField()
-    call_id = models.CharField(max_length=200, blank=True)
+    start = models.DateTimeField()
+    states = models.BinaryField()
 
     class Meta:
-        indexes = [models.Index(fields=["agent_id", "since"]), models.Index(fields=["since"])]
+        indexes = [models.Index(fields=["agent_id", "start"]), models.Index(fields=["start"])]
 
 
 class CallSeen(models.Model):

@@ -31,8 +31,8 @@ from dashboard.upstream import contract as c
 from dashboard.upstream.errors import NotOffered, UpstreamError
 from dashboard.upstream.on_request import service
 
-from . import tiles
-from .models import CallSeen, Note, StateChange
+from . import states, tiles
+from .models import AgentStates, CallSeen, Note
 from .templatetags.drill import clock
 
 LISTED = 50  # scorecards, failures and alerts listed on an agent's page (the newest)
@@ -81,17 +81,7 @@ class Segment:
 def timeline(agent_id: str, day_start: datetime, now: datetime) -> list[Segment]:
     """Today's states, from the journal: each lasts until the next (the last one until now);
     the state the day began in counts from 00:00; repeats of a state are joined."""
-    before = (
-        StateChange.objects.filter(agent_id=agent_id, since__lt=day_start)
-        .order_by("-since")
-        .first()
-    )
-    rows = list(
-        StateChange.objects.filter(agent_id=agent_id, since__gte=day_start, since__lte=now)
-        .order_by("since", "pk")
-        .only("state", "since", "call_id")
-    )
-    rows = [before, *rows] if before else rows
+    rows = states.agent_changes(agent_id, day_start, now)
     segments: list[Segment] = []
     for row, after in zip(rows, [*rows[1:], None], strict=False):
         start, end = max(row.since, day_start), after.since if after else now
@@ -168,7 +158,7 @@ def agent_known(agent_id: str) -> bool:
     organisation's agents are never (their events and webhooks are refused)."""
     return agent_id in agent_names() or any(
         model.objects.filter(agent_id=agent_id).exists()
-        for model in (StateChange, CallSeen, CompletedCall, CoachingAlert)
+        for model in (AgentStates, CallSeen, CompletedCall, CoachingAlert)
     )
 
 

@@ -19,7 +19,8 @@ from dashboard.interventions.audit import purgeable
 from dashboard.quality.models import CompletedCall, Delivery
 from dashboard.shared.aio import daily_purge
 
-from .models import CallSeen, StateChange
+from .models import AgentStates, CallSeen
+from .states import window_of
 
 log = logging.getLogger("dashboard.drilldown.retention")
 
@@ -39,7 +40,7 @@ def purge(days: int | None = None) -> dict[str, int]:
         "calls seen": CallSeen.objects.filter(
             Q(started_at__lt=before) | Q(started_at=None, ended_at__lt=before)
         ),
-        "state changes": StateChange.objects.filter(since__lt=before),
+        "state rows": AgentStates.objects.filter(start__lt=window_of(before)),
         "webhook deliveries": Delivery.objects.filter(received_at__lt=before),
         "interventions": purgeable(before),
     }

@@ -30,7 +30,8 @@ from datetime import UTC, datetime, timedelta
 from channels.db import database_sync_to_async
 from django.db import transaction
 
-from dashboard.drilldown.models import CallSeen, StateChange
+from dashboard.drilldown import states
+from dashboard.drilldown.models import AgentStates, CallSeen
 from dashboard.live.state import (
     BUSY_STATES,
     CALL_COUNTERS,
@@ -362,15 +363,22 @@ def claim_day(day, start: datetime, live_from: datetime, first: dict) -> History
 
 
 def last_journal_row() -> int:
-    return StateChange.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+    return AgentStates.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
 
 
 def last_states(mark: int | None, before: datetime) -> dict[str, datetime]:
     """Each agent's last state in the journal as an earlier process left it."""
-    rows = StateChange.objects.filter(pk__lte=mark or 0, since__lt=before)
+    rows = AgentStates.objects.filter(pk__lte=mark or 0, start__lt=before)
+    latest: dict[str, datetime] = {}  # each agent's newest row
+    for agent_id, start in rows.values_list("agent_id", "start").iterator():
+        latest[agent_id] = max(start, latest.get(agent_id, start))
     found: dict[str, datetime] = {}
-    for agent_id, since in rows.order_by("since").values_list("agent_id", "since").iterator():
-        found[agent_id] = since
+    for agent_id, start in latest.items():
+        newest = rows.filter(agent_id=agent_id, start__gte=start - states.WINDOW)
+        changes = states.changes_of(newest.values_list("agent_id", "start", "states"))
+        earlier = [x.since for x in changes.get(agent_id, []) if x.since < before]
+        if earlier:
+            found[agent_id] = earlier[-1]
     return found
 
 
@@ -379,7 +387,7 @@ def write_gap(filled: Filled, start: datetime, cuts: dict, until: datetime):
     for at, counts in filled.slots.items():
         add_to_slot(FloorSlot, {k: v for k, v in vars(counts).items() if v}, start=at)
     for _, objs, _ in journal_rows(filled, start, cuts, until, calls=False):
-        StateChange.objects.bulk_create(objs, batch_size=BATCH)
+        AgentStates.objects.bulk_create(objs, batch_size=BATCH)
 
 
 def day_known(day, start: datetime, end: datetime) -> bool:
@@ -431,25 +439,15 @@ def write_past_day(day, filled: Filled, end: datetime):
 def journal_rows(filled: Filled, start: datetime, cuts: dict, until: datetime, calls=True):
     """Each agent's states before its first live one, and the day's calls, as the journal
     keeps them (a state already there is not written again; a call is keyed by its id)."""
-    known = set(
-        StateChange.objects.filter(
-            since__gte=start - timedelta(days=1), since__lt=until
-        ).values_list("agent_id", "since")
-    )
-    new = []
+    known = states.known(start - timedelta(days=1), until)
+    new: dict[str, list[states.Change]] = {}
     for span in filled.spans:
         cut = cuts.get(span.agent_id, until)
         if span.since < cut and (span.agent_id, span.since) not in known:
-            new.append(
-                StateChange(
-                    agent_id=span.agent_id,
-                    state=span.status,
-                    since=span.since,
-                    call_id=span.call_id or "",
-                )
-            )
+            change = states.Change(span.since, span.status, span.call_id or "")
+            new.setdefault(span.agent_id, []).append(change)
             known.add((span.agent_id, span.since))
-    yield StateChange, new, False
+    yield AgentStates, [row for a, xs in new.items() for row in states.rows_for(a, xs)], False
     if not calls:
         return
     yield (

@@ -2,6 +2,12 @@
 each zlib-compressed. Times are whole microseconds since the epoch, so a replayed time
 equals the live one exactly (floats would not).
 
+Agents are named by their place in a roster (`Roster`: ids, names and teams listed once a
+day and when new ones appear), so a state lists 1,000 agents' states without their ids
+and names, and an agent's event is its place, state and call; in a chunk's events, seq and
+time are differences from the previous event's. Chunks and states recorded before rosters
+(plain lists, agents by id) read as they were written.
+
 A state keeps what the live view and its KPIs are computed from: agents, calls (and who
 monitors them), queues,
 today's totals and 15-minute slots, last week's slots and where the figures came from. It
@@ -41,12 +47,67 @@ def call_of(r: list) -> c.Call:
     return c.Call(*r[:5], bool(r[5]), at(r[6]), at(r[7]), *r[8:])
 
 
+# ---- The roster -------------------------------------------------------------------------------
+class Roster:
+    """The agents a day's recording names by number: `entries` ([id, name, team], in the
+    order given), stored in the `models.Roster` rows `rows`. An agent renamed or moved to
+    another team gets a new entry; `index` points at each id's latest."""
+
+    def __init__(self, day: date | None = None, rows=(), entries=()):
+        self.day, self.rows, self.entries = day, list(rows), list(entries)
+        self.index = {e[0]: i for i, e in enumerate(self.entries)}
+
+    def copy(self) -> "Roster":
+        return Roster(self.day, self.rows, self.entries)
+
+    def place(self, a: c.Agent) -> int | None:
+        i = self.index.get(a.agent_id)
+        return i if i is not None and self.entries[i][1:] == [a.name, a.team] else None
+
+    def missing(self, agents) -> list[list]:
+        """Entries to add so that every one of `agents` has a place (added to `index`)."""
+        new = []
+        for a in agents:
+            if self.place(a) is None:
+                self.index[a.agent_id] = len(self.entries)
+                self.entries.append([a.agent_id, a.name, a.team])
+                new.append(self.entries[-1])
+        return new
+
+
 # ---- Events ------------------------------------------------------------------------------------
-def event_row(event: c.Event) -> list:
+def pack_events(events: list[c.Event], roster: Roster | None) -> bytes:
+    """A chunk's events: seq and time as differences from the previous event's, agents by
+    their place in `roster` where they have one."""
+    rows, seq, emitted = [], 0, 0
+    for event in events:
+        row = event_row(event, roster)
+        row[0], row[1], seq, emitted = row[0] - seq, row[1] - emitted, row[0], row[1]
+        rows.append(row)
+    return pack({"delta": rows})
+
+
+def unpack_events(blob) -> list[list]:
+    """A chunk's events with their seq and time whole again (either encoding)."""
+    value = unpack(blob)
+    if isinstance(value, list):
+        return value
+    rows, seq, emitted = value["delta"], 0, 0
+    for row in rows:
+        seq, emitted = row[0] + seq, row[1] + emitted
+        row[0], row[1] = seq, emitted
+    return rows
+
+
+def event_row(event: c.Event, roster: Roster | None = None) -> list:
     b = event.body
     head = [event.seq, us(event.emitted_at)]
     if isinstance(b, c.AgentChanged):
         a = b.agent
+        place = roster.place(a) if roster else None
+        if place is not None:
+            since = None if a.since is None else us(a.since) - head[1]
+            return [*head, "A", place, a.status, since, a.call_id]
         return [*head, "a", a.agent_id, a.name, a.team, a.status, us(a.since), a.call_id]
     if isinstance(b, c.CallStarted):
         return [*head, "s", *call_row(b.call)]
@@ -78,9 +139,15 @@ def monitor_of(r: list) -> c.CallMonitor:
     return c.CallMonitor(*r[:6], at(r[6]))
 
 
-def event_of(row: list) -> c.Event:
+def event_of(row: list, entries: list | None = None) -> c.Event:
+    """The event of a row; `entries`: the roster of the state the chunk follows."""
     seq, emitted, kind, *f = row
-    if kind == "a":
+    if kind == "A":
+        agent_id, name, team = entries[f[0]]
+        since = None if f[2] is None else at(emitted + f[2])
+        body = c.AgentChanged(c.Agent(agent_id, name, team, f[1], since, f[3]))
+        name = "agent.status"
+    elif kind == "a":
         body = c.AgentChanged(c.Agent(f[0], f[1], f[2], f[3], at(f[4]), f[5]))
         name = "agent.status"
     elif kind == "s":
@@ -132,13 +199,20 @@ def _counts_of(rows: list) -> dict:
     return {at(k): Counts(*v) for k, v in rows}
 
 
-def state_doc(s: LiveState) -> dict:
+def state_doc(s: LiveState, roster: Roster | None = None) -> dict:
+    """The state as a document; with `roster` (which must place every agent), agents are
+    named by their place in it."""
     o = s.origin
-    return {
-        "agents": [
+    if roster is None:
+        agents = [
             [a.agent_id, a.name, a.team, a.status, us(a.since), a.call_id]
             for a in s.agents.values()
-        ],
+        ]
+    else:
+        agents = [[roster.place(a), a.status, us(a.since), a.call_id] for a in s.agents.values()]
+    return {
+        **({"roster": roster.rows} if roster is not None else {}),
+        "agents": agents,
         "calls": [call_row(x) for x in s.calls.values()],
         "queues": [
             [
@@ -173,9 +247,15 @@ def state_doc(s: LiveState) -> dict:
     }
 
 
-def state_of(doc: dict, tz, service_level_s: int) -> LiveState:
+def state_of(doc: dict, tz, service_level_s: int, entries: list | None = None) -> LiveState:
+    """The state of a document; `entries`: the roster its agents are placed in, if any."""
     s = LiveState(tz, service_level_s)
-    s.agents = {r[0]: c.Agent(*r[:4], at(r[4]), r[5]) for r in doc["agents"]}
+    if entries is None:
+        s.agents = {r[0]: c.Agent(*r[:4], at(r[4]), r[5]) for r in doc["agents"]}
+    else:
+        s.agents = {
+            entries[r[0]][0]: c.Agent(*entries[r[0]], r[1], at(r[2]), r[3]) for r in doc["agents"]
+        }
     s.calls = {r[0]: call_of(r) for r in doc["calls"]}
     s.queues = {r[0]: Queue(*r[:5], at(r[5]), *r[6:9]) for r in doc["queues"]}
     day, start, end, totals = doc["day"]

@@ -31,3 +31,12 @@ class Gap(models.Model):
     start = models.DateTimeField(db_index=True)
     end = models.DateTimeField()
     reason = models.CharField(max_length=200)
+
+
+class Roster(models.Model):
+    """Agents a day's recording names by number (codec.Roster): `agents` lists the entries
+    ([id, name, team], compressed) added after the rows before it in a state's `roster`.
+    `day` is the recording's (the organisation's zone), which the purge goes by."""
+
+    day = models.DateField(db_index=True)
+    agents = models.BinaryField()

@@ -14,8 +14,8 @@ from dashboard.live.render import Renderer
 from dashboard.live.state import LiveState
 from dashboard.shared import summaries
 
-from .codec import at, event_of, state_of, unpack, us
-from .models import Chunk, Gap
+from .codec import at, event_of, state_of, unpack, unpack_events, us
+from .models import Chunk, Gap, Roster
 
 
 @dataclass
@@ -33,7 +33,10 @@ def state_at(when: datetime) -> Moment:
     if base is None:
         return Moment(when, None, gap, 0)
     base_id, start, blob = base
-    state = state_of(unpack(blob), ZoneInfo(settings.TIME_ZONE), settings.SERVICE_LEVEL_THRESHOLD_S)
+    doc = unpack(blob)
+    entries = roster(doc["roster"]) if "roster" in doc else None
+    zone, level = ZoneInfo(settings.TIME_ZONE), settings.SERVICE_LEVEL_THRESHOLD_S
+    state = state_of(doc, zone, level, entries)
     # The events after it in the order they were applied live (`id`), up to the next state:
     # after a reload, events emitted before it may follow it, as they did in the live view.
     following = states.filter(start__gte=start).exclude(id=base_id)
@@ -43,12 +46,18 @@ def state_at(when: datetime) -> Moment:
         chunks = chunks.filter(id__lt=next_id)
     limit, applied = us(when), 0
     for events in chunks.values_list("events", flat=True).iterator(chunk_size=20):
-        for row in unpack(events):
+        for row in unpack_events(events):
             if row[1] > limit:
                 return Moment(when, state, gap, applied)
-            state.apply(event_of(row))
+            state.apply(event_of(row, entries))
             applied += 1
     return Moment(when, state, gap, applied)
+
+
+def roster(rows: list[int]) -> list[list]:
+    """The roster's entries in the rows a state names, in order."""
+    blobs = dict(Roster.objects.filter(id__in=rows).values_list("id", "agents"))
+    return [entry for row in rows for entry in unpack(blobs[row])]
 
 
 def span() -> tuple[datetime, datetime] | None:
@@ -63,7 +72,7 @@ def next_change(when: datetime) -> datetime | None:
     limit = us(when)
     rows = Chunk.objects.filter(end__gt=when, count__gt=0, start__gte=earlier_start(when))
     for events in rows.order_by("start", "id").values_list("events", flat=True)[:3]:
-        later = [row[1] for row in unpack(events) if row[1] > limit]
+        later = [row[1] for row in unpack_events(events) if row[1] > limit]
         if later:
             return at(min(later))
     return None
@@ -74,7 +83,7 @@ def previous_change(when: datetime) -> datetime | None:
     limit = us(when)
     rows = Chunk.objects.filter(start__lt=when, count__gt=0).order_by("-start", "-id")
     for events in rows.values_list("events", flat=True)[:3]:
-        earlier = [row[1] for row in unpack(events) if row[1] < limit]
+        earlier = [row[1] for row in unpack_events(events) if row[1] < limit]
         if earlier:
             return at(max(earlier))
     return None

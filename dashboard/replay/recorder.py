@@ -25,9 +25,10 @@ from dashboard.live.leader import still_leading
 from dashboard.shared.aio import pause
 from dashboard.upstream import contract as c
 
-from .codec import US, copy_state, event_row, pack, state_doc, us
+from .codec import US, Roster, copy_state, pack, pack_events, state_doc, us
 from .codec import at as from_us
 from .models import Chunk, Gap
+from .models import Roster as RosterRow
 
 log = logging.getLogger("dashboard.replay.recorder")
 FLUSH_S = 1.0
@@ -53,6 +54,7 @@ class Recorder:
         self.outside = None  # what the state holds that no event brings, as last recorded
         self.failing = False
         self.last_state_at: datetime | None = None  # a replay shows that state from then on
+        self.roster = Roster()  # the agents' places, as the last write left them
 
     # ---- The bridge's sink (on the event loop: references and copies only) -------------------
     def snapshot(self, agents, calls):
@@ -109,7 +111,7 @@ class Recorder:
             return
         items, self.items, waiting, self.waiting = self.items, [], self.waiting, 0
         try:
-            await in_thread(write)(items)
+            self.roster = await in_thread(write)(items, self.roster)
         except Exception as exc:
             if not self.failing:
                 log.warning("replay: not recorded, trying again: %s: %s", type(exc).__name__, exc)
@@ -122,9 +124,10 @@ class Recorder:
             self.failing = False
 
 
-def chunks(items: list[tuple]) -> tuple[list[Chunk], list[Gap]]:
+def chunks(items: list[tuple], roster: Roster) -> tuple[list[Chunk], list[Gap], Roster]:
     """The rows of what was kept: a chunk per whole state, with the events after it, and
-    one for the events before the first state."""
+    one for the events before the first state. Agents are placed in `roster` (rows added
+    to it as a state brings new agents, and a new one each day)."""
     rows, gaps, events, state, start = [], [], [], None, None
 
     def close():
@@ -135,7 +138,7 @@ def chunks(items: list[tuple]) -> tuple[list[Chunk], list[Gap]]:
                     start=start,
                     end=end,
                     count=len(events),
-                    events=pack([event_row(e) for _, e in events]),
+                    events=pack_events([e for _, e in events], roster),
                     state=state,
                     has_state=state is not None,
                 )
@@ -144,7 +147,8 @@ def chunks(items: list[tuple]) -> tuple[list[Chunk], list[Gap]]:
     for item in items:
         if item[0] == "s":
             close()
-            events, state, start = [], pack(state_doc(item[1])), item[2]
+            roster = placed(roster, item[1], item[2])
+            events, state, start = [], pack(state_doc(item[1], roster)), item[2]
         elif item[0] == "e":
             if state is None and not events:
                 start = item[1].emitted_at
@@ -152,11 +156,24 @@ def chunks(items: list[tuple]) -> tuple[list[Chunk], list[Gap]]:
         else:
             gaps.append(Gap(start=item[1], end=item[2], reason=item[3][:200]))
     close()
-    return rows, gaps
+    return rows, gaps, roster
+
+
+def placed(roster: Roster, state, when: datetime) -> Roster:
+    """`roster` with every agent of `state` in it (a new roster on a new day), its new
+    entries stored."""
+    day = when.astimezone(state.tz).date()
+    roster = roster.copy() if roster.day == day else Roster(day)
+    new = roster.missing(state.agents.values())
+    if new:
+        roster.rows.append(RosterRow.objects.create(day=day, agents=pack(new)).pk)
+    return roster
 
 
 @transaction.atomic
-def write(items: list[tuple]):
-    rows, gaps = chunks(items)
+def write(items: list[tuple], roster: Roster | None = None) -> Roster:
+    """Stores what was kept; the roster as it is after it (the one given if it fails)."""
+    rows, gaps, roster = chunks(items, roster or Roster())
     Chunk.objects.bulk_create(rows)
     Gap.objects.bulk_create(gaps)
+    return roster

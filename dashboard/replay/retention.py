@@ -12,14 +12,18 @@ from django.db import transaction
 from dashboard.live.state import day_start
 from dashboard.shared.aio import daily_purge
 
-from .models import Chunk, Gap
+from .models import Chunk, Gap, Roster
 
 log = logging.getLogger("dashboard.replay.retention")
 
 
+def zone() -> ZoneInfo:
+    return ZoneInfo(settings.TIME_ZONE)
+
+
 def cutoff(days: int | None = None, now: datetime | None = None) -> datetime:
     """Midnight of the oldest day kept."""
-    tz = ZoneInfo(settings.TIME_ZONE)
+    tz = zone()
     today = (now or datetime.now(UTC)).astimezone(tz).date()
     return day_start(today - timedelta(days=(days or settings.REPLAY_DAYS) - 1), tz)
 
@@ -30,6 +34,7 @@ def purge(days: int | None = None) -> dict[str, int]:
     return {
         "chunks": Chunk.objects.filter(start__lt=before).delete()[0],
         "gaps": Gap.objects.filter(end__lt=before).delete()[0],
+        "rosters": Roster.objects.filter(day__lt=before.astimezone(zone()).date()).delete()[0],
     }
 
 

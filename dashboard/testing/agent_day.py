@@ -6,7 +6,8 @@ from datetime import timedelta
 from django.core.cache import cache
 from django.utils import timezone
 
-from dashboard.drilldown.models import CallSeen, StateChange
+from dashboard.drilldown import states as kept
+from dashboard.drilldown.models import CallSeen
 from dashboard.quality.models import (
     CoachingAction,
     CoachingAlert,
@@ -34,8 +35,9 @@ def a_day(agent_id=AGENT, name="Ava Patel"):
         ("available", at(970), ""),
         ("paused", at(3600), ""),
     ]
-    for state, since, call_id in states:
-        StateChange.objects.create(agent_id=agent_id, state=state, since=since, call_id=call_id)
+    changes = [kept.Change(since, state, call_id) for state, since, call_id in states]
+    for row in kept.rows_for(agent_id, changes):
+        row.save()
     CallSeen.objects.create(
         call_id="k1",
         agent_id=agent_id,

@@ -107,3 +107,12 @@ def test_it_measures_what_changed_at_a_thousand_agents(tmp_path):
     assert got["agents"] == 1000 and got["evals"] == 30
     assert got["changes_found"] >= 3  # the surge: offered, completed, service level, goals
     assert got["whatchanged_ms_per_eval"] > 0
+
+
+def test_it_measures_the_databases_growth_an_event(tmp_path):
+    run = bench("storage_smoke", tmp_path)
+    got = json.loads((tmp_path / "latest.json").read_text())["storage_smoke"]
+    assert (got["agents"], got["events_per_s"]) == (40, 20) and got["events_applied"] > 0
+    assert got["bytes_grown"] > 0 and got["bytes_per_event"] > 0
+    assert got["bytes_per_event_by_table"]  # where it went
+    assert "storage_smoke" in run.stdout

@@ -11,9 +11,9 @@ from django.core.management import call_command
 from django.db import OperationalError, connection
 from django.utils import timezone
 
-from dashboard.drilldown import retention
+from dashboard.drilldown import retention, states
 from dashboard.drilldown.journal import MAX_TRIES, Journal
-from dashboard.drilldown.models import CallSeen, Note, StateChange
+from dashboard.drilldown.models import AgentStates, CallSeen, Note
 from dashboard.quality.models import CompletedCall, Delivery, Scorecard
 from dashboard.testing.feeds import Events
 from dashboard.testing.processes import await_until
@@ -34,6 +34,16 @@ def a_call(events: Events) -> list[c.Event]:
     ]
 
 
+def kept() -> list[states.Change]:
+    """Every state change the journal holds, in time order."""
+    rows = AgentStates.objects.values_list("agent_id", "start", "states")
+    return [x for xs in states.changes_of(rows).values() for x in xs]
+
+
+async def kept_states() -> list[str]:
+    return [x.state for x in await sync_to_async(kept)()]
+
+
 @pytest.mark.django_db(transaction=True)
 async def test_it_writes_states_and_calls_in_one_batch_per_pass():
     journal, events = Journal(), Events()
@@ -41,8 +51,7 @@ async def test_it_writes_states_and_calls_in_one_batch_per_pass():
         journal.event(event)
     journal.snapshot([c.Agent("a1", "Ava", "S", "wrap_up", T0 + timedelta(seconds=315), "k1")], [])
     await journal.flush()
-    rows = await sync_to_async(list)(StateChange.objects.order_by("since").values_list("state"))
-    assert [state for (state,) in rows] == ["available", "ringing", "on_call", "wrap_up"]
+    assert await kept_states() == ["available", "ringing", "on_call", "wrap_up"]
     call = await CallSeen.objects.aget(call_id="k1")
     assert (call.agent_id, call.direction, call.campaign_id) == ("a1", "outbound", "camp")
     assert (call.outcome, call.duration_s) == ("sale", 300)
@@ -52,13 +61,42 @@ async def test_it_writes_states_and_calls_in_one_batch_per_pass():
     journal.event(events.started(330, "k3", None, direction="inbound"))
     await journal.flush()
     assert await CallSeen.objects.filter(call_id="k2", duration_s=5).aexists()
-    assert await CallSeen.objects.acount() == 3 and await StateChange.objects.acount() == 4
+    assert await CallSeen.objects.acount() == 3 and len(await kept_states()) == 4
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_an_agents_stretch_is_one_row_rewritten_and_a_restart_counts_nothing_twice():
+    """Each pass rewrites the agent's row of the stretch; a restarted journal, noting the
+    same states again from a snapshot, adds a row the agent's day reads once."""
+    journal, events = Journal(), Events()
+    calls = a_call(events)
+    for event in calls[:3]:
+        journal.event(event)
+    await journal.flush()
+    for event in calls[3:]:
+        journal.event(event)
+    await journal.flush()
+    assert await AgentStates.objects.acount() == 1  # 0 s to 315 s: one 10-minute stretch
+    again = Journal()  # a restart: the snapshot's state, then the next call
+    again.snapshot([c.Agent("a1", "Ava", "S", "wrap_up", T0 + timedelta(seconds=315), "k1")], [])
+    again.event(events.agent(700, "a1", "available"))  # the next stretch
+    await again.flush()
+    assert await AgentStates.objects.acount() == 3
+    day = await sync_to_async(states.agent_changes)(
+        "a1", T0 + timedelta(seconds=12), T0 + timedelta(hours=1)
+    )
+    assert [(x.since - T0, x.state, x.call_id) for x in day] == [
+        (timedelta(seconds=10), "ringing", "k1"),  # the state the moment began in
+        (timedelta(seconds=15), "on_call", "k1"),
+        (timedelta(seconds=315), "wrap_up", "k1"),
+        (timedelta(seconds=700), "available", ""),
+    ]
 
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_database_error_is_logged_once_and_the_notes_written_later(caplog):
     journal, events = Journal(), Events()
-    table = StateChange._meta.db_table
+    table = AgentStates._meta.db_table
     await sync_to_async(rename)(table, f"{table}_away")
     try:
         with caplog.at_level(logging.WARNING, "dashboard.drilldown.journal"):
@@ -70,7 +108,7 @@ async def test_a_database_error_is_logged_once_and_the_notes_written_later(caplo
         await sync_to_async(rename)(f"{table}_away", table)
     assert len([r for r in caplog.records if "journal not written" in r.message]) == 1
     await journal.flush()
-    assert await StateChange.objects.acount() == 4 and await CallSeen.objects.acount() == 1
+    assert len(await kept_states()) == 4 and await CallSeen.objects.acount() == 1
 
 
 def rename(table, to):
@@ -86,7 +124,7 @@ async def test_the_bridge_runs_it_and_writes_what_is_left_when_it_stops():
         journal.event(event)
     stop.set()
     await task
-    assert await StateChange.objects.acount() == 4
+    assert len(await kept_states()) == 4
 
 
 def old_and_new(days_old: int):
@@ -96,7 +134,7 @@ def old_and_new(days_old: int):
             call_id=f"k{n}", outcome="sale", duration_s=1, completed_at=at, transcript="t"
         )
         CallSeen.objects.create(call_id=f"k{n}", started_at=at)
-        StateChange.objects.create(agent_id="a1", state="available", since=at)
+        states.rows_for("a1", [states.Change(at, "available")])[0].save()
         Delivery.objects.create(delivery_id=f"d{n}", event="call_completed", body=b"{}")
     Delivery.objects.filter(delivery_id="d0").update(received_at=old)
     Note.objects.create(agent_id="a1", text="kept: not a call record")
@@ -113,13 +151,13 @@ def test_it_purges_transcripts_and_call_records_older_than_retention_days(settin
     assert counts == {
         "completed calls": 1,
         "calls seen": 1,
-        "state changes": 1,
+        "state rows": 1,
         "webhook deliveries": 1,
         "interventions": 0,  # tests/interventions/test_contract_and_audit.py purges them
     }
     assert list(CompletedCall.objects.values_list("call_id", flat=True)) == ["k1"]
     assert list(CallSeen.objects.values_list("call_id", flat=True)) == ["k1"]
-    assert StateChange.objects.count() == 1 and Delivery.objects.get().delivery_id == "d1"
+    assert len(kept()) == 1 and Delivery.objects.get().delivery_id == "d1"
     assert Note.objects.exists() and Scorecard.objects.exists()
 
 
@@ -130,7 +168,7 @@ def test_the_command_purges_with_the_setting_or_the_days_given(settings, capsys)
     call_command("purge_expired")
     assert "Purged what is older than 120 days: 0 completed calls" in capsys.readouterr().out
     call_command("purge_expired", "--days", "30")
-    assert "1 completed calls, 1 calls seen, 1 state changes" in capsys.readouterr().out
+    assert "1 completed calls, 1 calls seen, 1 state rows" in capsys.readouterr().out
     assert CompletedCall.objects.count() == 1
 
 
