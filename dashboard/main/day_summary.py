@@ -7,7 +7,7 @@ import asyncio
 import logging
 from datetime import UTC, date, datetime, time, timedelta
 
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from django.conf import settings
 from django.urls import reverse
 
@@ -40,7 +40,7 @@ def payload(summary: dict) -> dict:
 
 async def send_day(notifier: Notifier, day: date):
     """Work out `day`'s summary (in a thread) and queue it for the chat webhook."""
-    summary = await sync_to_async(day_summary, thread_sensitive=False)(day)
+    summary = await database_sync_to_async(day_summary, thread_sensitive=False)(day)
     notifier.send(None, SUMMARY, payload(summary), datetime.now(UTC))
 
 

@@ -8,7 +8,7 @@ import logging
 import time
 from datetime import UTC, datetime
 
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from django.conf import settings
 
 from dashboard.live.state import SLOT_S
@@ -46,7 +46,9 @@ class ChangeWatch:
         try:
             away = away_of(self.state, now)  # on the loop, where the state changes
             plans = dict(self.plans() or {})
-            figure = await sync_to_async(evaluate, thread_sensitive=False)(now, away, plans)
+            figure = await database_sync_to_async(evaluate, thread_sensitive=False)(
+                now, away, plans
+            )
         except Exception:
             if not self.failing:  # once until it works again
                 log.exception("working out what changed failed; trying again shortly")
