@@ -8,10 +8,9 @@ from channels.layers import get_channel_layer
 from django.core.cache import cache
 from django.template.loader import render_to_string
 
-from dashboard.shared.cache_keys import alerts_key
+from dashboard.shared.cache_keys import COACHING_OFFERS_KEY as KEY
 from dashboard.shared.groups import ALERTS
 
-KEY = alerts_key("coaching-offers")
 SHOWN = 10  # the newest; the coaching page lists them all
 
 

@@ -18,7 +18,13 @@ from dashboard.accounts import scope
 from dashboard.accounts.roles import RANK, WALLBOARD, user_role
 from dashboard.accounts.sockets import AccessGuard
 from dashboard.shared import metrics
-from dashboard.shared.cache_keys import SNAPSHOT_KEY, STATUS_KEY, TEAMS_KEY, alerts_key
+from dashboard.shared.cache_keys import (
+    COACHING_OFFERS_KEY,
+    SNAPSHOT_KEY,
+    STATUS_KEY,
+    TEAMS_KEY,
+    alerts_key,
+)
 from dashboard.shared.close_codes import CLOSE_FORBIDDEN, CLOSE_SIGNED_OUT
 from dashboard.shared.groups import ALERTS, FLOOR_CHARTS, LIVE_GROUP, STATUS_GROUP
 
@@ -85,8 +91,9 @@ class PushConsumer(AccessGuard, AsyncWebsocketConsumer):
         await self.send_tray(got)
 
     def tray_key(self) -> list[str]:
-        """The cache key of the alert tray (dashboard/alerts/), for sockets that follow it."""
-        return [alerts_key(ALERTS)] if ALERTS in self.also else []
+        """The cache keys of the alert tray and its offers (dashboard/alerts/), for sockets
+        that follow it: a page loaded before a push and joined after it is right at once."""
+        return [alerts_key(ALERTS), COACHING_OFFERS_KEY] if ALERTS in self.also else []
 
     async def send_tray(self, got: dict):
         for key in self.tray_key():

@@ -21,7 +21,7 @@ GAP_S = 0.5  # at most two passes a second under a burst of events
 
 
 def rows() -> list[dict]:
-    """The open (or acknowledged) coaching alerts on live calls, newest first."""
+    """The open (or acknowledged) coaching alerts on live calls, the newest to arrive first."""
     calls = live_calls()
     if not calls:
         return []
@@ -29,7 +29,7 @@ def rows() -> list[dict]:
     found = (
         CoachingAlert.objects.filter(call_id__in=list(calls))
         .exclude(status=CoachingAlert.RESOLVED)
-        .order_by("-raised_at", "-id")[: offers.SHOWN]
+        .order_by("-id")[: offers.SHOWN]  # as they arrived: the service's clock may run ahead
     )
     return [
         {

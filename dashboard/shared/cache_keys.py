@@ -21,6 +21,10 @@ def alerts_key(group: str) -> str:
     return f"alerts:html:{group}"
 
 
+# The tray's offers to step in on coaching alerts' live calls (alerts/offers.py), rendered.
+COACHING_OFFERS_KEY = alerts_key("coaching-offers")
+
+
 REGISTRY = {
     "SNAPSHOT_KEY": Entry("live", ("live",), ("live", "main")),
     "STATUS_KEY": Entry("live", ("live",), ("live",)),
@@ -30,4 +34,5 @@ REGISTRY = {
     "TEAM_SETS_KEY": Entry("accounts", ("accounts",), ("live",)),
     "QUEUE_SL_SLOTS_KEY": Entry("inbound", ("inbound",), ("reports",)),
     "alerts_key": Entry("alerts", ("alerts",), ("live", "wallboard")),
+    "COACHING_OFFERS_KEY": Entry("alerts", ("alerts",), ("live",)),
 }

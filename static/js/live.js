@@ -381,16 +381,25 @@
     for (const name of tile.getAttributeNames()) {
       if (!fresh.hasAttribute(name) && !KEPT.has(name)) tile.removeAttribute(name);
     }
-    const focused = tile.contains(document.activeElement) && document.activeElement;
-    const at = focused ? [...tile.querySelectorAll("a, button")].indexOf(focused) : -1;
+    const at = focusAt(tile);
     // Into the tile's content box (its relayout boundary), so the grid is not laid out again
     const [into, from] = tile.firstElementChild?.classList.contains("agent-body")
       ? [tile.firstElementChild, fresh.firstElementChild]
       : [tile, fresh];
     into.replaceChildren(...from.childNodes);
-    if (focused) (tile.querySelectorAll("a, button")[at] || tile).focus(); // a keyboard user stays
+    refocus(tile, at);
     adoptTile(tile, tile.sortKey);
     watch(tile, now);
+  }
+
+  // A keyboard user stays where they were when a push replaces what holds the focus: which
+  // of the element's links and buttons had it (-1: the element itself), or null.
+  function focusAt(elt) {
+    const focused = elt.contains(document.activeElement) && document.activeElement;
+    return focused ? [...elt.querySelectorAll("a, button")].indexOf(focused) : null;
+  }
+  function refocus(elt, at) {
+    if (at !== null) (elt.querySelectorAll("a, button")[at] || elt).focus();
   }
 
   // The events htmx sends around an out-of-band swap, so the page's other scripts (charts,
@@ -419,6 +428,7 @@
       patchTile(old, elt, now);
       return;
     }
+    const at = old ? focusAt(old) : null;
     if (old) {
       forget(old);
       before(old, elt);
@@ -433,7 +443,8 @@
     if (elt.id === "agents") {
       for (const tile of elt.children) adoptTile(tile);
     }
-    if (!isTile) swapped(elt, old);
+    if (!isTile) swapped(elt, old); // its scripts first: they show the controls it may focus
+    refocus(elt, at);
   }
 
   function applyArrived() {
