@@ -96,9 +96,10 @@ class PushConsumer(AccessGuard, AsyncWebsocketConsumer):
         return [alerts_key(ALERTS), COACHING_OFFERS_KEY] if ALERTS in self.also else []
 
     async def send_tray(self, got: dict):
-        for key in self.tray_key():
-            if got.get(key):
-                await self.send(text_data=got[key])
+        """The tray and its offers in one frame (each replaces its element by id)."""
+        parts = [got[key] for key in self.tray_key() if got.get(key)]
+        if parts:
+            await self.send(text_data="".join(parts))
 
     async def disconnect(self, code):
         metrics.socket_closed(self)

@@ -399,7 +399,11 @@
     return focused ? [...elt.querySelectorAll("a, button")].indexOf(focused) : null;
   }
   function refocus(elt, at) {
-    if (at !== null) (elt.querySelectorAll("a, button")[at] || elt).focus();
+    if (at === null) return;
+    const target = elt.querySelectorAll("a, button")[at] || elt;
+    target.focus();
+    // A control its page's script shows (from a MutationObserver, a microtask) takes it then
+    if (document.activeElement !== target) queueMicrotask(() => target.focus());
   }
 
   // The events htmx sends around an out-of-band swap, so the page's other scripts (charts,
