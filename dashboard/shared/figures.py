@@ -148,10 +148,10 @@ FIGURES = {
     "abandon_rate": Figure(
         LIVE,
         "Abandon rate",
-        "**not shown**: the service reports no abandoned calls (no event, no REST row, no "
-        "webhook carries them)",
-        "–",
-        "–",
+        "**not shown as one floor figure**: each queue's abandoned calls (those under 5 s "
+        "apart) are on the queues panel and `/queues/`",
+        "today",
+        "`GET /inbound/queues/{id}/stats?since=`",
     ),
     "asa": Figure(
         LIVE,
