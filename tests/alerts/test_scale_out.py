@@ -40,11 +40,13 @@ def test_one_leader_evaluates_and_a_new_leader_continues_the_open_alert(
         wait_until(lambda: all(ready(url) for url in workers), 30, "both workers ready")
         env = dashboard_env(simulator, postgres_url, REDIS_URL=redis_url, **settings)
         manage(env, "adduser", "alice", "--role", "manager", "--password", "e2e-password-123")
+        # Only the agent the test forces moves, and none is paused before the rule exists:
+        # an agent the floor paused earlier would raise the team's alert first.
+        calm(simulator)
         rules = Rules(client=signed_in_client(workers[1], "alice"))
         rules.delete_all()
         rules.add(RULE, "agent_paused", warn=2, alarm=3, hold_s=1, clear_s=1)
 
-        calm(simulator)  # only the agent the test forces moves
         agent = next(a for a in simulator.agents() if a["status"] == "available")
         team = f"team {agent['team']}"
         simulator.control("agent-status", agent_id=agent["agentId"], status="paused")
@@ -64,7 +66,11 @@ def test_one_leader_evaluates_and_a_new_leader_continues_the_open_alert(
         assert cleared.payload["id"] == raised.payload["id"]  # continued, not raised again
 
         mine = [p for p in posted(receiver, RULE) if p.payload["subject"] == team]
-        assert [p.payload["transition"] for p in mine] == ["raised", "escalated", "cleared"]
+        said = "\n".join(f"{p.payload['transition']}: {p.payload['text']}" for p in mine)
+        logs = "\n".join(b.log()[-4000:] for b in bridges)
+        assert [p.payload["transition"] for p in mine] == ["raised", "escalated", "cleared"], (
+            f"{said}\n{logs}"
+        )
         assert all(p.verifies() for p in posted(receiver, RULE))
     finally:
         for proc in processes.values():
