@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from urllib.parse import urlencode
 
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from dashboard.inbound.board import service_level
@@ -18,9 +19,10 @@ from dashboard.inbound.models import QueueSlot
 from dashboard.live.state import SLOT, slot_of
 from dashboard.shared.charts import on_day, zone
 
-from .changes import Cause, causes_of, shares_of
+from .changes import Cause, aht_by_campaign, cause_rows, causes_of, shares_of
 from .floor import FIGURES, DayNormal, count_noise, day_normal, midnight
 from .method import MIN_WEEKS, Normal, normal_of
+from .own_bands import campaign_series, queue_series, series_runs
 from .pages import shown
 
 LISTED = 8  # changes kept, newest first
@@ -60,6 +62,8 @@ class Run:
     value: float | None  # the run's first slot's: the change
     bound: str  # "its normal band 85% – 95%", "its goal 80%"
     causes: list[Cause]
+    link: str = ""  # the queue's or campaign's page
+    against: float | None = None  # the median of its band at the first slot, or the goal
 
 
 # ---- The queues' part: offered and service level per queue and slot ---------------------
@@ -153,8 +157,9 @@ def by_team(away: list[Away], since: datetime, until: datetime | None) -> list[C
 
 
 def broken_down(causes, days, names, away, run) -> list[Cause]:
-    """Each cause's own parts: calls offered by queue, and agents' time signed in, when
-    it fell, by the teams who left the floor from the slot before the change on."""
+    """Each cause's own parts: calls offered by queue, handle time by campaign, and
+    agents' time signed in, when it fell, by the teams who left the floor from the slot
+    before the change on."""
     normal, today, start, last, sign, ongoing = run
     staffed = normal.value("staffed", start)
     fell = staffed is not None and staffed < (normal.normal("staffed", start).median or 0)
@@ -163,6 +168,10 @@ def broken_down(causes, days, names, away, run) -> list[Cause]:
             cause.details = by_queue(days, names, today, start, sign)
         elif cause.key == "staffed" and fell:
             cause.details = by_team(away, start - SLOT, None if ongoing else last + SLOT)
+        elif cause.key == "aht" and not cause.details:
+            aht, their = normal.value("aht", start), normal.normal("aht", start).median
+            if aht is not None and their:
+                cause.details = aht_by_campaign(normal, start, 1 if aht > their else -1)
     return causes
 
 
@@ -220,17 +229,19 @@ def goal_runs(days: dict, plans: dict, today: date, current: datetime) -> list[t
 
 def evaluate(now: datetime, away: list[Away], plans: dict) -> dict:
     """What the panel shows as of `now`: whether there is a normal to judge by, a note,
-    and the changes, newest first. `plans`: each queue's name and goal (the inbound
+    the changes, newest first, and all of it rendered (`html`), which the live feed places
+    in the live view's and the wallboards' panel. `plans`: each queue's name and goal (the inbound
     board's figures); `away`: the agents paused or signed out now."""
     normal = day_normal(now.astimezone(zone()).date())
     whole = slot_of(now) - SLOT  # the last whole slot: a run that reaches it is under way
     runs = runs_of(normal, slot_of(now), away, plans)
-    return {
+    what = {
         "ready": len(normal.days) >= MIN_WEEKS,
         "note": note(normal, whole),
         "as_of": whole.astimezone(zone()).strftime("%H:%M"),
         "changes": [row(r, whole) for r in runs[:LISTED]],
     }
+    return {**what, "html": render_to_string("normal/_panel.html", {"what": what})}
 
 
 def runs_of(normal: DayNormal, current: datetime, away: list[Away], plans: dict) -> list[Run]:
@@ -258,6 +269,7 @@ def runs_of(normal: DayNormal, current: datetime, away: list[Away], plans: dict)
                 broken_down(
                     causes, days, names, away, (normal, today, start, last, sign, last >= whole)
                 ),
+                against=their.median,
             )
         )
     for queue, start, last, before, level in goal_runs(days, plans, today, current):
@@ -279,9 +291,44 @@ def runs_of(normal: DayNormal, current: datetime, away: list[Away], plans: dict)
                     away,
                     (normal, today, start, last, 1, last >= whole),
                 ),
+                against=plans[queue]["goal_pct"],
             )
         )
+    below_goal = {(r.key.removeprefix("goal:"), r.start) for r in runs if r.key.startswith("goal:")}
+    runs += own_runs(normal, days, names, away, current, below_goal)
     runs.sort(key=lambda r: (r.start, r.key), reverse=True)
+    return runs
+
+
+def own_runs(normal: DayNormal, days, names, away, current: datetime, below_goal) -> list[Run]:
+    """Each queue and campaign outside its own band; a queue's service level below its
+    band from the slot it went below its goal is told once, as the goal's change."""
+    today, whole = normal.today, current - SLOT
+    series = queue_series(days, names, today) + campaign_series(normal)
+    runs = []
+    for one, side, start, last, before, their in series_runs(series, normal.slots, current):
+        if one.figure == "service_level" and (one.owner, start) in below_goal:
+            continue
+        pressure = (one.figure, side) in (("service_level", -1), ("abandoned", 1))
+        causes = goal_causes(normal, days, one.owner, today, start) if pressure else []
+        runs.append(
+            Run(
+                one.key,
+                one.label,
+                one.unit,
+                side,
+                start,
+                last,
+                their.median if before is None else before,
+                one.value(start),
+                f"its own normal band {shown(their.low, one.unit)} – {shown(their.high, one.unit)}",
+                broken_down(
+                    causes, days, names, away, (normal, today, start, last, 1, last >= whole)
+                ),
+                one.link,
+                their.median,
+            )
+        )
     return runs
 
 
@@ -329,14 +376,6 @@ def row(run: Run, last_whole: datetime) -> dict:
         ),
         "where": f"{'above' if run.side > 0 else 'below'} {run.bound}",
         "ongoing": ongoing,
-        "causes": [cause_row(c) for c in run.causes],
-    }
-
-
-def cause_row(cause: Cause) -> dict:
-    return {
-        "text": cause.text,
-        "share": cause.share_pct,
-        "link": cause.link,
-        "details": [cause_row(d) for d in cause.details],
+        "link": run.link,
+        "causes": cause_rows(run.causes),
     }

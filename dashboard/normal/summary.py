@@ -13,7 +13,7 @@ from dashboard.reports.models import FloorSlot
 from dashboard.shared import summaries
 from dashboard.shared.charts import zone
 
-from .floor import FIGURES, day_normal, midnight
+from .floor import day_normal, midnight
 from .method import MIN_WEEKS
 from .pages import shown
 from .panel import queue_days, queue_offered, row, runs_of
@@ -57,7 +57,7 @@ def day_summary(day: date, now: datetime | None = None) -> dict:
         "min_weeks": MIN_WEEKS,
         "time_off": time_off(runs),
         "hours": hours_off(runs),
-        "biggest": biggest(runs, normal, whole),
+        "biggest": biggest(runs, whole),
         "queues": ranked_queues(normal, goals, end),
         "campaigns": ranked_campaigns(normal, end),
     }
@@ -94,15 +94,15 @@ def hours_off(runs) -> list[dict]:
     return [{"hour": h, "what": sorted(w)} for h, w in sorted(hours.items())]
 
 
-def biggest(runs, normal, whole) -> list[dict]:
-    """The changes that lasted longest and moved furthest from the median, biggest first."""
+def biggest(runs, whole) -> list[dict]:
+    """The changes that lasted longest and moved furthest from their median (or goal),
+    biggest first."""
 
     def size(run):
-        mid = normal.normal(run.key, run.start).median if run.key in normal_keys else None
+        mid = run.against
         off = abs(run.value - mid) / mid if mid and run.value is not None else 0.5
         return ((run.last - run.start) // SLOT + 1) * off
 
-    normal_keys = {f.key for f in FIGURES}
     return [row(r, whole) for r in sorted(runs, key=size, reverse=True)[:BIGGEST]]
 
 
