@@ -234,3 +234,18 @@ class Notifier:
         record.finished_at = datetime.now(UTC) if last else None
         record.save()
         return record
+
+
+NOW_ATTEMPTS = 2  # a message a person sends from a page: tried at most this often
+
+
+async def post_now(transition: str, payload: dict) -> bool | None:
+    """One message to the chat webhook at once, outside the paced queue (a person asked
+    for it on a page): signed and logged like the rest, tried at most `NOW_ATTEMPTS`
+    times. None: no webhook configured; else whether the chat took it."""
+    notifier = Notifier(attempts=min(NOW_ATTEMPTS, settings.ALERT_WEBHOOK_ATTEMPTS))
+    if not notifier.enabled:
+        return None
+    async with httpx.AsyncClient(timeout=notifier.timeout) as client:
+        await notifier.deliver(client, [Outgoing(None, transition, payload, datetime.now(UTC))])
+    return not notifier.pending  # given up: this one-off notifier has no next POST

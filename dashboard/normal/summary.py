@@ -2,9 +2,13 @@
 and the hours it did, the biggest changes with their causes, and the best and worst queues
 (service level against each queue's own goal) and campaigns (dials against their own
 normal). For any day kept, on demand (`/normal/day/<date>/`), and at the end of each day
-through the alert chat webhook (the composition root sends `text_of` it)."""
+through the alert chat webhook (the composition root sends its `payload`; a Manager may send
+it at once from its page)."""
 
 from datetime import UTC, date, datetime, timedelta
+
+from django.conf import settings
+from django.urls import reverse
 
 from dashboard.inbound.board import service_level
 from dashboard.inbound.pages import board
@@ -18,6 +22,7 @@ from .method import MIN_WEEKS
 from .pages import shown
 from .panel import queue_days, queue_offered, row, runs_of
 
+SUMMARY = "summary"  # the chat webhook's transition, which its delivery log shows
 BIGGEST = 5  # changes listed
 RANKED = 3  # best and worst queues and campaigns
 
@@ -188,3 +193,14 @@ def text_of(summary: dict) -> str:
         if worst:
             parts.append(f"Worst {kind[:-1]}: {worst[0]['name']}.")
     return " ".join(parts)
+
+
+def payload(summary: dict) -> dict:
+    """The summary as the chat webhook's JSON body."""
+    day = summary["day"].isoformat()
+    return {
+        "transition": SUMMARY,
+        "day": day,
+        "text": text_of(summary),
+        "url": settings.DASHBOARD_URL + reverse("normal-day", args=[day]),
+    }
