@@ -7,6 +7,7 @@ their own, reported beside the floor's with their numbers and their page."""
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
+from statistics import median
 
 from django.urls import reverse
 
@@ -59,7 +60,8 @@ def queue_series(days: dict, names: dict, today: date) -> list[Series]:
 
             def normal(at, of=of, least=least, past=past, empty=empty):
                 samples = {d: of(slots.get(at, empty)) for d, slots in past.items()}
-                return normal_of(samples, least(normal_of(samples, 0).median or 0))
+                values = [v for v in samples.values() if v is not None]
+                return normal_of(samples, least(median(values) if values else 0))
 
             out.append(
                 Series(

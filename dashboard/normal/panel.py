@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from urllib.parse import urlencode
 
+from django.db.models import Count, Max, Q, Sum
 from django.template.loader import render_to_string
 from django.urls import reverse
 
@@ -67,25 +68,40 @@ class Run:
 
 
 # ---- The queues' part: offered and service level per queue and slot ---------------------
+QUEUE_COUNTS = ("offered", "answered", "within_target", "abandoned", "short_abandoned")
+_past_queues: dict = {}  # fingerprint of the past days' queue slots -> their part
+
+
 def queue_days(normal: DayNormal) -> dict[str, dict[date, dict[datetime, list[int]]]]:
     """Queue -> day (today and the past days held) -> today's slot -> [offered (open or
-    closed), answered, within target, abandoned, abandoned short (open minutes only)]."""
+    closed), answered, within target, abandoned, abandoned short (open minutes only)]. The
+    past days' part is read again only when what they hold changed."""
+    past = Q()
+    for day in normal.days:
+        past |= Q(start__gte=midnight(day), start__lt=midnight(day + timedelta(days=1)))
+    held = QueueSlot.objects.filter(past) if normal.days else QueueSlot.objects.none()
+    key = (
+        normal.today,
+        *normal.days,
+        *held.aggregate(Count("id"), Max("id"), *map(Sum, QUEUE_COUNTS)).values(),
+    )
+    if key not in _past_queues:
+        _past_queues.clear()
+        _past_queues[key] = _queue_slots(normal.days, normal.today)
+    out = {queue: dict(by_day) for queue, by_day in _past_queues[key].items()}
+    for queue, slots in _queue_slots([normal.today], normal.today).items():
+        out.setdefault(queue, {}).update(slots)
+    return out
+
+
+def _queue_slots(days: list[date], today: date) -> dict:
     out: dict = {}
-    for day in [normal.today, *normal.days]:
+    for day in days:
         rows = QueueSlot.objects.filter(
             start__gte=midnight(day), start__lt=midnight(day + timedelta(days=1))
-        ).values_list(
-            "queue_id",
-            "start",
-            "open",
-            "offered",
-            "answered",
-            "within_target",
-            "abandoned",
-            "short_abandoned",
-        )
+        ).values_list("queue_id", "start", "open", *QUEUE_COUNTS)
         for queue, at, is_open, offered, *counts in rows:
-            at = slot_of(on_day(at, normal.today))
+            at = slot_of(on_day(at, today))
             slot = out.setdefault(queue, {}).setdefault(day, {}).setdefault(at, [0] * 5)
             slot[0] += offered
             if is_open:
