@@ -4,20 +4,39 @@ time, per 15-minute slot beside the median and band of the same slot on the same
 of the last four weeks. The runs of whole slots one spent outside its band are changes of
 their own, reported beside the floor's with their numbers and their page."""
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
-from statistics import median
 
 from django.urls import reverse
 
 from dashboard.inbound.board import service_level
 
-from .floor import DayNormal, count_noise
+from .floor import NONE, DayNormal
 from .handle import campaign_names, handles
 from .method import Normal, normal_of
 
 LEVEL_LEAST = 5.0  # a service level's band is never narrower than this either side
+LEVEL_CALLS = 10  # a slot's service level with fewer calls answered or abandoned judges nothing
+
+
+def count_band(mid: float) -> float:
+    """A queue's or campaign's count per slot is small and bumpy (about Poisson): its band
+    is never narrower than two of its standard deviations, nor than 3 calls."""
+    return max(3.0, 2 * math.sqrt(mid))
+
+
+@dataclass
+class OwnNormal(Normal):
+    """A queue's or campaign's normal: its band is never narrower than a count's noise, so
+    too noisy to judge is whether the weeks themselves disagree, not how wide that is."""
+
+    weeks_disagree: bool = False
+
+    @property
+    def noisy(self) -> bool:
+        return self.weeks_disagree
 
 
 @dataclass
@@ -36,13 +55,15 @@ class Series:
 
 def _level(n: list[int]) -> float | None:
     _, answered, within, abandoned, short = n
+    if answered + abandoned - short < LEVEL_CALLS:
+        return None
     return service_level(within, answered, abandoned, short)
 
 
 QUEUE_FIGURES = [  # figure, label, unit, its value of a slot's counts, least half-width
-    ("offered", "calls offered", "calls", lambda n: n[0], count_noise),
+    ("offered", "calls offered", "calls", lambda n: n[0], count_band),
     ("service_level", "service level", "%", _level, lambda mid: LEVEL_LEAST),
-    ("abandoned", "calls abandoned", "calls", lambda n: n[3], count_noise),
+    ("abandoned", "calls abandoned", "calls", lambda n: n[3], count_band),
 ]
 
 
@@ -60,8 +81,9 @@ def queue_series(days: dict, names: dict, today: date) -> list[Series]:
 
             def normal(at, of=of, least=least, past=past, empty=empty):
                 samples = {d: of(slots.get(at, empty)) for d, slots in past.items()}
-                values = [v for v in samples.values() if v is not None]
-                return normal_of(samples, least(median(values) if values else 0))
+                spread = normal_of(samples, 0)
+                their = normal_of(samples, least(spread.median or 0))
+                return OwnNormal(their.median, their.low, their.high, their.days, spread.noisy)
 
             out.append(
                 Series(
@@ -94,7 +116,7 @@ def campaign_series(normal: DayNormal) -> list[Series]:
                 "calls",
                 link,
                 lambda at, slots=slots: slots[at][0] if at in slots else None,
-                lambda at, slots=slots: slots[at][1] if at in slots else normal_of({}, 0),
+                lambda at, slots=slots: widened(slots[at][1]) if at in slots else NONE,
                 campaign,
                 "dialed",
             )
@@ -112,6 +134,16 @@ def campaign_series(normal: DayNormal) -> list[Series]:
             )
         )
     return out
+
+
+def widened(their: Normal) -> Normal:
+    """A campaign's normal dials (floor.py's, banded for the floor's purposes) with a
+    count's band as a campaign's own figures have it."""
+    if not their.ready:
+        return their
+    half = max(their.high - their.median, count_band(their.median))
+    low, high = max(0.0, their.median - half), their.median + half
+    return OwnNormal(their.median, low, high, their.days, their.noisy)
 
 
 def series_runs(series: list[Series], slots: list[datetime], current: datetime) -> list:

@@ -15,6 +15,7 @@ from asgiref.sync import async_to_sync
 from django.core.cache import cache
 
 from dashboard.inbound.board import BOARD_KEY
+from dashboard.inbound.models import QueueSlot
 from dashboard.normal.panel import evaluate
 from dashboard.quality.models import CompletedCall
 from dashboard.shared import summaries
@@ -77,7 +78,8 @@ def test_a_queue_surge_is_the_queues_own_change_and_the_campaigns(zone, named):
     since = f"{int(surge):02d}:00"
     sales = changed(what, f"queue:{SALES}:offered")
     assert sales["sentence"] == f"Sales queue calls offered 20 → 60 since {since}"
-    assert sales["where"] == "above its own normal band 15 – 24"
+    # 19, 21, 20 and 19 the weeks before: the band is two of a count's deviations, ± 2√19.5.
+    assert sales["where"] == "above its own normal band 11 – 28"
     assert sales["link"] == f"/queues/{SALES}/" and sales["ongoing"]
     dialed = changed(what, "campaign:k1:dialed")
     assert dialed["sentence"] == f"Solar Leads dial attempts 20 → 40 since {since}"
@@ -146,3 +148,43 @@ def test_a_campaign_talking_longer_is_the_handle_times_first_cause(zone, named, 
     ) in biggest
     own_link = f'<a href="/campaigns/k1/">Average handle time on Solar Leads 5:00 → 6:10 since {hh}'
     assert own_link in biggest
+
+
+def test_a_small_queues_bumps_are_its_noise_and_a_real_rise_is_not(zone, named):
+    """A queue offered a call or so a slot: three is within its noise (a count's band is
+    at least 3 calls, two of its deviations either side), twelve is a change; a service
+    level on fewer than ten calls a slot judges nothing."""
+    now = datetime.now(zone)
+    since = hour_of(now) // 1 - 1
+    write(rows(zone, now, until=hour_of(now)))
+
+    def tiny(offered_today: int):
+        QueueSlot.objects.filter(queue_id="q-tiny").delete()
+        made = []
+        for weeks_ago in (0, 1, 2, 3, 4):
+            midnight = at(zone, 0) - timedelta(days=7 * weeks_ago)
+            for n in range(int(since * 4) + 4):
+                late = weeks_ago == 0 and n >= since * 4
+                offered = offered_today if late else 1
+                made.append(
+                    QueueSlot(
+                        queue_id="q-tiny",
+                        start=midnight + timedelta(minutes=15 * n),
+                        open=True,
+                        offered=offered,
+                        answered=offered,
+                        within_target=0 if late else offered,
+                    )
+                )
+        QueueSlot.objects.bulk_create(made)
+        plans = {**PLANS, "q-tiny": {"name": "Tiny", "goal_pct": None}}
+        what = evaluate(at(zone, since + 0.25) + timedelta(seconds=6), [], plans)
+        return {x["key"]: x for x in what["changes"]}
+
+    quiet = tiny(3)
+    assert not [k for k in quiet if k.startswith("queue:q-tiny:")], list(quiet)
+    loud = tiny(12)
+    assert loud["queue:q-tiny:offered"]["sentence"].startswith("Tiny queue calls offered 1 → 12")
+    # 12 answered, none within target; but a call a slot the weeks before gave its service
+    # level no normal to judge it by.
+    assert "queue:q-tiny:service_level" not in loud
