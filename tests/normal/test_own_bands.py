@@ -3,8 +3,10 @@ days of known shape (dashboard/testing/normal_days.py): a queue surge is reporte
 queue's own change (its calls offered against its own band) beside the floor's, and the
 campaign dialling twice its normal as the campaign's; a campaign's agents talking longer
 is the floor's handle time's first cause ("average handle time on Solar Leads up 1:10"),
-ranked by share with a second campaign, and a change of that campaign's own; the panel
-the bridge renders and the day's page link each to its queue or campaign."""
+ranked by share with a second campaign, and a change of that campaign's own; a small
+queue's bumps are its noise; the panel the bridge renders (on the live view of a dashboard
+served against the simulated tenant) and the day's page link each to its queue or
+campaign."""
 
 from datetime import UTC, datetime, timedelta
 from html import unescape
@@ -19,7 +21,9 @@ from dashboard.inbound.models import QueueSlot
 from dashboard.normal.panel import evaluate
 from dashboard.quality.models import CompletedCall
 from dashboard.shared import summaries
-from dashboard.testing.normal_days import CARE, PLANS, SALES, rows, slot, write
+from dashboard.testing.normal_days import CARE, PLANS, SALES, rows, slot, write, write_sqlite
+from dashboard.testing.processes import wait_until
+from dashboard.testing.servers import migrated_sqlite, start_dashboard
 from dashboard.upstream import contract as c
 
 
@@ -188,3 +192,39 @@ def test_a_small_queues_bumps_are_its_noise_and_a_real_rise_is_not(zone, named):
     # 12 answered, none within target; but a call a slot the weeks before gave its service
     # level no normal to judge it by.
     assert "queue:q-tiny:service_level" not in loud
+
+
+def test_the_live_view_shows_the_queues_own_change_linked(sim_factory, tmp_path):
+    """Served against the simulated tenant: the bridge works it out and the live view's
+    panel (as the feed keeps it for every page's first paint) shows the queue's own change,
+    linked to the queue, and the campaign's, linked to the campaign."""
+    zone_name = f"Etc/GMT{-((11 - datetime.now(UTC).hour + 12) % 24 - 12):+d}"
+    zone = ZoneInfo(zone_name)
+    now = datetime.now(zone)
+    surge = now.hour - 1
+
+    def shape(hour, weeks_ago):
+        return slot(80, sl=(12, 20), sales=60) if weeks_ago == 0 and hour >= surge else None
+
+    sim = sim_factory("--seed", "3", "--agents", "20", "--zone", zone_name)
+    database = tmp_path / "dashboard.sqlite3"
+    migrated_sqlite(database)
+    whole = now.hour + now.minute // 15 / 4
+    write_sqlite(database, rows(zone, now, until=whole, shape=shape))
+    server = start_dashboard(sim, tmp_path, {"TIME_ZONE": zone_name, "NORMAL_EVAL_S": "1"})
+    try:
+        server.add_user("bob", "supervisor")
+        client = server.signed_in_client("bob")
+
+        def panel():
+            html = unescape(" ".join(client.get("/").text.split()))
+            return html.split('id="changed"', 1)[1].split("</section>", 1)[0]
+
+        shown = wait_until(lambda: "queue:q-sales:offered" in (got := panel()) and got, 60, panel)
+        since = f"{surge:02d}:00"
+        # The rows name a queue the tenant does not list (its own are others) by its id.
+        queue = f'<a href="/queues/{SALES}/">{SALES} queue calls offered 20 → 60 since {since}'
+        assert queue in shown
+        assert f'<a href="/campaigns/k1/">k1 dial attempts 20 → 40 since {since}' in shown
+    finally:
+        server.stop()
