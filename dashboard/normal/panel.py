@@ -1,10 +1,11 @@
 """What changed, for the live view's and the wallboards' panel: worked out by the bridge
 (watch.py) on a cadence, never per browser, as plain rows that the live feed renders once
 per change. A row is a run of whole 15-minute slots a figure spent outside its normal
-band, or a queue's service level spent below its goal, newest first, with its numbers
-("Service level 91% → 74% since 10:15") and its causes ranked by their share of the
-change, each cause broken down in turn (calls offered by queue, agents' time signed in by
-the teams whose agents paused or signed out then, calls per agent hour by campaign) and
+band, a queue's service level spent below its goal, or a queue's or a campaign's figure
+spent outside its own band (own_bands.py), newest first, with its numbers ("Service level
+91% → 74% since 10:15") and its causes ranked by their share of the change, each cause
+broken down in turn (calls offered by queue, agents' time signed in by the teams whose
+agents paused or signed out then, calls per agent hour and handle time by campaign) and
 linked to its page."""
 
 from dataclasses import dataclass
@@ -246,8 +247,8 @@ def goal_runs(days: dict, plans: dict, today: date, current: datetime) -> list[t
 def evaluate(now: datetime, away: list[Away], plans: dict) -> dict:
     """What the panel shows as of `now`: whether there is a normal to judge by, a note,
     the changes, newest first, and all of it rendered (`html`), which the live feed places
-    in the live view's and the wallboards' panel. `plans`: each queue's name and goal (the inbound
-    board's figures); `away`: the agents paused or signed out now."""
+    in the live view's and the wallboards' panel. `plans`: each queue's name and goal (the
+    inbound board's figures); `away`: the agents paused or signed out now."""
     normal = day_normal(now.astimezone(zone()).date())
     whole = slot_of(now) - SLOT  # the last whole slot: a run that reaches it is under way
     runs = runs_of(normal, slot_of(now), away, plans)

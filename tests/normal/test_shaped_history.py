@@ -112,7 +112,7 @@ def test_a_team_pausing_at_a_known_hour_is_reported_with_its_agents(shaped):
     first = offered.split('<ul class="causes"> <li>', 1)[1].strip()
     assert first.startswith("agents' time signed in") and "below normal" in first.split("(")[0]
     # The team first, ahead of anyone the live model paused since.
-    row = first.split('<ul class="causes"> <li>', 1)[1].split("</ul>")[0]  # its agents too
+    row = first.split('<ul class="causes"> <li>', 1)[1].split("</li>")[0]
     team = re.search(r"(\d+) agents of Sales North paused since (\d\d:\d\d)", row)
     assert int(team[1]) == 10 and team[2] == f"{SINCE:02d}:00"  # 40 agents in 4 teams
     assert row.count('href="/agents/') == 10
