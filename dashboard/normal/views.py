@@ -3,7 +3,7 @@ the alert chat webhook at once. What the pages show is in pages.py and summary.p
 
 from datetime import date
 
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect, render
@@ -55,10 +55,10 @@ def day(request, day):
 async def send(request, day, post):
     """The day's summary to the alert chat webhook now (`post`: the alerts' one-off
     `post_now`, handed in by the URL conf); back to the day's page with what happened."""
-    when, _, refused = await sync_to_async(kept_day)(request, day)
+    when, _, refused = await database_sync_to_async(kept_day)(request, day)
     if refused:
         return refused
-    summary = await sync_to_async(day_summary, thread_sensitive=False)(when)
+    summary = await database_sync_to_async(day_summary, thread_sensitive=False)(when)
     sent = await post(SUMMARY, payload(summary))
     if sent is None:
         messages.error(
