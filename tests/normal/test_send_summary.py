@@ -93,7 +93,9 @@ def test_a_chat_that_refuses_it_is_said_so(kept, receiver, alice):
         "delivery log says what it answered."
     ) in text(sent)
     assert len(receiver.received) == 2
-    assert not AlertDelivery.objects.get().delivered
+    logged = AlertDelivery.objects.get()
+    assert not logged.delivered and logged.attempts == 2
+    assert logged.error.endswith("answered 503; given up")  # no next POST to carry it into
 
 
 def test_without_a_webhook_it_says_so_and_sends_nothing(kept, settings, alice):
