@@ -3,8 +3,10 @@ from django.contrib.auth import views as auth
 from django.urls import include, path
 
 from dashboard.accounts import views as account_views
+from dashboard.alerts.notify import post_now
 from dashboard.live import health, scrape
 from dashboard.live import views as live_views
+from dashboard.normal import views as normal_views
 from dashboard.normal.on_charts import floor_charts
 
 # Not all of django.contrib.auth.urls: people are added by a manager (`adduser`, the
@@ -42,4 +44,10 @@ urlpatterns = [
     path("", include("dashboard.replay.urls")),
     path("", include("dashboard.inbound.urls")),
     path("", include("dashboard.normal.urls")),
+    path(
+        "normal/day/<str:day>/send/",
+        normal_views.send,
+        {"post": post_now},
+        name="normal-day-send",
+    ),
 ]

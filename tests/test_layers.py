@@ -49,7 +49,7 @@ MAY_IMPORT = {
     "replay": {"shared", "upstream", "accounts", "live"},
     "interventions": {"shared", "upstream", "accounts", "live"},
     "inbound": {"shared", "upstream", "accounts", "live"},
-    "normal": {"shared", "upstream", "accounts", "live", "reports", "inbound"},
+    "normal": {"shared", "upstream", "accounts", "live", "quality", "reports", "inbound"},
     "config": {*PRODUCT},
     "main": {*PRODUCT, "config"},
     "simulator": set(),

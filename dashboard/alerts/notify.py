@@ -101,6 +101,7 @@ class Notifier:
         backoff: float = BACKOFF_S,
         min_interval: float | None = None,
         digest: float = DIGEST_S,
+        carry: bool = True,
     ):
         self.url = settings.ALERT_WEBHOOK_URL if url is None else url
         self.secret = settings.ALERT_WEBHOOK_SECRET if secret is None else secret
@@ -110,6 +111,7 @@ class Notifier:
             settings.ALERT_WEBHOOK_MIN_INTERVAL_S if min_interval is None else min_interval
         )
         self.backoff, self.digest = backoff, digest
+        self.carry = carry  # a POST given up goes into the next (False: no next, a one-off)
         self.pending: list[Outgoing] = []
         self.arrived = asyncio.Event()
         self.last_post = float("-inf")  # time.monotonic() of the last new POST
@@ -160,7 +162,9 @@ class Notifier:
         if task.done() and not task.cancelled() and task.exception():
             raise task.exception()
 
-    async def deliver(self, client: httpx.AsyncClient, batch: list[Outgoing]):
+    async def deliver(self, client: httpx.AsyncClient, batch: list[Outgoing]) -> bool:
+        """POST `batch`, tried again as the receiver or the backoff says; whether it was
+        taken."""
         body = json.dumps(body_of(batch), separators=(",", ":")).encode()
         headers = {"Content-Type": "application/json", "User-Agent": "supervisor-dashboard"}
         if self.secret:
@@ -188,7 +192,9 @@ class Notifier:
                 wait = backoff if wait is None else wait
                 error = f"{error}; tried again after {wait:g} s ({told})"
             elif error:
-                error = f"{error}; given up, its transitions carried into the next POST"
+                error = f"{error}; given up" + (
+                    ", its transitions carried into the next POST" if self.carry else ""
+                )
             if delivered:
                 now = datetime.now(UTC)
                 for out in batch:
@@ -206,13 +212,14 @@ class Notifier:
             except Exception:
                 log.exception("alert webhook: the delivery log of %s not written", what)
             if delivered:
-                return
+                return True
             if last:
                 log.warning(
                     "alert webhook: %s given up after %d attempts (%s)", what, attempt, error
                 )
-                self.pending[:0] = batch  # carried into the next POST: nothing is lost
-                return
+                if self.carry:
+                    self.pending[:0] = batch  # carried into the next POST: nothing is lost
+                return False
             log.info("alert webhook: %s failed (%s)", what, error)
             await asyncio.sleep(wait)
             backoff *= 2
@@ -234,3 +241,18 @@ class Notifier:
         record.finished_at = datetime.now(UTC) if last else None
         record.save()
         return record
+
+
+NOW_ATTEMPTS = 2  # a message a person sends from a page: tried at most this often
+
+
+async def post_now(transition: str, payload: dict) -> bool | None:
+    """One message to the chat webhook at once, outside the paced queue (a person asked
+    for it on a page): signed and logged like the rest, tried at most `NOW_ATTEMPTS`
+    times. None: no webhook configured; else whether the chat took it."""
+    notifier = Notifier(attempts=min(NOW_ATTEMPTS, settings.ALERT_WEBHOOK_ATTEMPTS), carry=False)
+    if not notifier.enabled:
+        return None
+    async with httpx.AsyncClient(timeout=notifier.timeout) as client:
+        out = Outgoing(None, transition, payload, datetime.now(UTC))
+        return await notifier.deliver(client, [out])

@@ -8,16 +8,13 @@ import logging
 from datetime import UTC, date, datetime, time, timedelta
 
 from channels.db import database_sync_to_async
-from django.conf import settings
-from django.urls import reverse
 
 from dashboard.alerts.notify import Notifier
-from dashboard.normal.summary import day_summary, text_of
+from dashboard.normal.summary import SUMMARY, day_summary, payload
 from dashboard.shared.aio import pause
 from dashboard.shared.charts import zone
 
 log = logging.getLogger("dashboard.main.day_summary")
-SUMMARY = "summary"  # the transition the delivery log shows
 AFTER_S = 5 * 60  # past midnight: the day's last slot is written, its stragglers counted
 
 
@@ -26,16 +23,6 @@ def wait_s(now: datetime) -> float:
     local = now.astimezone(zone())
     midnight = datetime.combine(local.date() + timedelta(days=1), time.min, zone())
     return (midnight - local).total_seconds() + AFTER_S
-
-
-def payload(summary: dict) -> dict:
-    day = summary["day"].isoformat()
-    return {
-        "transition": SUMMARY,
-        "day": day,
-        "text": text_of(summary),
-        "url": settings.DASHBOARD_URL + reverse("normal-day", args=[day]),
-    }
 
 
 async def send_day(notifier: Notifier, day: date):

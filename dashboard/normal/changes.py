@@ -7,7 +7,8 @@ The decomposition is multiplicative, on logarithms, so the shares add up: the in
 pressure behind a service level is offered × handle time ÷ agents' time signed in, so
 log(pressure ÷ its normal) is the sum of each part's log(value ÷ its normal); occupancy is
 busy ÷ (busy + available) time; calls offered split by campaign (dials above or below each
-campaign's own normal)."""
+campaign's own normal); handle time split by campaign (each campaign's calls × how far its
+own handle time moved, handle.py)."""
 
 import math
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from django.urls import reverse
 from dashboard.live.state import slot_of
 
 from .floor import FIGURES, DayNormal
+from .handle import campaign_names, handles, minutes
 
 
 @dataclass
@@ -38,6 +40,15 @@ class Change:
     normal: object
     direction: int  # 1 above its band, -1 below
     causes: list[Cause] = field(default_factory=list)
+
+
+def cause_rows(causes: list[Cause]) -> list[dict]:
+    """Causes as every page and panel shows them (templates/normal/_causes.html): plain
+    values, compared to decide whether to push."""
+    return [
+        {"text": c.text, "share": c.share_pct, "link": c.link, "details": cause_rows(c.details)}
+        for c in causes
+    ]
 
 
 def _ratio(normal: DayNormal, key: str, at: datetime) -> float | None:
@@ -81,7 +92,11 @@ def causes_of(normal: DayNormal, key: str, at: datetime, direction: int) -> list
             part("aht", "average handle time", 1),
             part("staffed", "agents' time signed in", -1),
         ]
-        return shares_of(parts, -direction)
+        causes = shares_of(parts, -direction)
+        for cause in causes:
+            if cause.key == "aht":  # split by campaign, the way the handle time moved
+                cause.details = aht_by_campaign(normal, at, 1 if r["aht"] > 1 else -1)
+        return causes
     if key == "occupancy":
         return shares_of(
             [part("busy", "agents' busy time", 1), part("available", "available time", -1)],
@@ -102,7 +117,36 @@ def causes_of(normal: DayNormal, key: str, at: datetime, direction: int) -> list
             if cause.key == "rate":
                 cause.details = campaigns
         return causes
+    if key == "aht":
+        return aht_by_campaign(normal, at, direction)
     return []
+
+
+def aht_by_campaign(normal: DayNormal, at: datetime, sign: int) -> list[Cause]:
+    """The floor's handle time split by campaign: each campaign whose own handle time moved
+    the way of the change (`sign`), as a share of their calls × the seconds it moved,
+    largest first, linked to the campaign."""
+    handled = handles(normal)
+    names = campaign_names()
+    moved = []
+    for campaign, slots in handled.today.items():
+        got, their = slots.get(at), handled.normal(campaign, at)
+        if got and got.calls and their.ready and (got.aht_s - their.median) * sign > 0:
+            moved.append((campaign, got, their, got.calls * (got.aht_s - their.median)))
+    total = sum(part for *_, part in moved)
+    causes = [
+        Cause(
+            f"average handle time on {names.get(campaign, campaign)} "
+            f"{'up' if part > 0 else 'down'} {minutes(got.aht_s - their.median)} "
+            f"({minutes(got.aht_s)} against a normal {minutes(their.median)}, "
+            f"{got.calls} call{'s' if got.calls != 1 else ''})",
+            round(100 * part / total),
+            reverse("campaign", args=[campaign]),
+            key="campaign",
+        )
+        for campaign, got, their, part in moved
+    ]
+    return sorted(causes, key=lambda c: -c.share_pct)
 
 
 def by_campaign(normal: DayNormal, at: datetime, direction: int) -> list[Cause]:

@@ -80,6 +80,7 @@ class DayNormal:
     actual: dict[datetime, Counts]  # today's slots with a row
     normals: dict[tuple[str, datetime], Normal]  # (figure, today's slot) -> its normal
     campaigns: dict[str, dict] = field(default_factory=dict)  # id -> slot -> (dialed, Normal)
+    handles: object = None  # each campaign's handle times (handle.py), once worked out
 
     def normal(self, key: str, at: datetime) -> Normal:
         return self.normals[key, at]

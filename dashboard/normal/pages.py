@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from dashboard.live.state import slot_of
 from dashboard.shared.charts import chart, zone
 
-from .changes import what_changed
+from .changes import cause_rows, what_changed
 from .floor import FIGURES, day_normal, forecast
 from .method import MAD_TO_SIGMA, MIN_WEEKS, WIDTH
 
@@ -69,7 +69,7 @@ def normal_context(now: datetime | None = None) -> dict:
                 f"(median {shown(c.normal.median, BY_KEY_UNIT[c.key])})"
             ),
             "explanation": explanation(c.normal),
-            "causes": c.causes,
+            "causes": cause_rows(c.causes),
         }
         for c in what_changed(normal, now)
     ]

@@ -1,16 +1,19 @@
 """What changed, for the live view's and the wallboards' panel: worked out by the bridge
 (watch.py) on a cadence, never per browser, as plain rows that the live feed renders once
 per change. A row is a run of whole 15-minute slots a figure spent outside its normal
-band, or a queue's service level spent below its goal, newest first, with its numbers
-("Service level 91% → 74% since 10:15") and its causes ranked by their share of the
-change, each cause broken down in turn (calls offered by queue, agents' time signed in by
-the teams whose agents paused or signed out then, calls per agent hour by campaign) and
+band, a queue's service level spent below its goal, or a queue's or a campaign's figure
+spent outside its own band (own_bands.py), newest first, with its numbers ("Service level
+91% → 74% since 10:15") and its causes ranked by their share of the change, each cause
+broken down in turn (calls offered by queue, agents' time signed in by the teams whose
+agents paused or signed out then, calls per agent hour and handle time by campaign) and
 linked to its page."""
 
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from urllib.parse import urlencode
 
+from django.db.models import Count, Max, Q, Sum
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from dashboard.inbound.board import service_level
@@ -18,9 +21,10 @@ from dashboard.inbound.models import QueueSlot
 from dashboard.live.state import SLOT, slot_of
 from dashboard.shared.charts import on_day, zone
 
-from .changes import Cause, causes_of, shares_of
+from .changes import Cause, aht_by_campaign, cause_rows, causes_of, shares_of
 from .floor import FIGURES, DayNormal, count_noise, day_normal, midnight
 from .method import MIN_WEEKS, Normal, normal_of
+from .own_bands import campaign_series, queue_series, series_runs
 from .pages import shown
 
 LISTED = 8  # changes kept, newest first
@@ -60,28 +64,45 @@ class Run:
     value: float | None  # the run's first slot's: the change
     bound: str  # "its normal band 85% – 95%", "its goal 80%"
     causes: list[Cause]
+    link: str = ""  # the queue's or campaign's page
+    against: float | None = None  # the median of its band at the first slot, or the goal
 
 
 # ---- The queues' part: offered and service level per queue and slot ---------------------
+QUEUE_COUNTS = ("offered", "answered", "within_target", "abandoned", "short_abandoned")
+_past_queues: dict = {}  # fingerprint of the past days' queue slots -> their part
+
+
 def queue_days(normal: DayNormal) -> dict[str, dict[date, dict[datetime, list[int]]]]:
     """Queue -> day (today and the past days held) -> today's slot -> [offered (open or
-    closed), answered, within target, abandoned, abandoned short (open minutes only)]."""
+    closed), answered, within target, abandoned, abandoned short (open minutes only)]. The
+    past days' part is read again only when what they hold changed."""
+    past = Q()
+    for day in normal.days:
+        past |= Q(start__gte=midnight(day), start__lt=midnight(day + timedelta(days=1)))
+    held = QueueSlot.objects.filter(past) if normal.days else QueueSlot.objects.none()
+    key = (
+        normal.today,
+        *normal.days,
+        *held.aggregate(Count("id"), Max("id"), *map(Sum, QUEUE_COUNTS)).values(),
+    )
+    if key not in _past_queues:
+        _past_queues.clear()
+        _past_queues[key] = _queue_slots(normal.days, normal.today)
+    out = {queue: dict(by_day) for queue, by_day in _past_queues[key].items()}
+    for queue, slots in _queue_slots([normal.today], normal.today).items():
+        out.setdefault(queue, {}).update(slots)
+    return out
+
+
+def _queue_slots(days: list[date], today: date) -> dict:
     out: dict = {}
-    for day in [normal.today, *normal.days]:
+    for day in days:
         rows = QueueSlot.objects.filter(
             start__gte=midnight(day), start__lt=midnight(day + timedelta(days=1))
-        ).values_list(
-            "queue_id",
-            "start",
-            "open",
-            "offered",
-            "answered",
-            "within_target",
-            "abandoned",
-            "short_abandoned",
-        )
+        ).values_list("queue_id", "start", "open", *QUEUE_COUNTS)
         for queue, at, is_open, offered, *counts in rows:
-            at = slot_of(on_day(at, normal.today))
+            at = slot_of(on_day(at, today))
             slot = out.setdefault(queue, {}).setdefault(day, {}).setdefault(at, [0] * 5)
             slot[0] += offered
             if is_open:
@@ -153,8 +174,9 @@ def by_team(away: list[Away], since: datetime, until: datetime | None) -> list[C
 
 
 def broken_down(causes, days, names, away, run) -> list[Cause]:
-    """Each cause's own parts: calls offered by queue, and agents' time signed in, when
-    it fell, by the teams who left the floor from the slot before the change on."""
+    """Each cause's own parts: calls offered by queue, handle time by campaign, and
+    agents' time signed in, when it fell, by the teams who left the floor from the slot
+    before the change on."""
     normal, today, start, last, sign, ongoing = run
     staffed = normal.value("staffed", start)
     fell = staffed is not None and staffed < (normal.normal("staffed", start).median or 0)
@@ -163,6 +185,10 @@ def broken_down(causes, days, names, away, run) -> list[Cause]:
             cause.details = by_queue(days, names, today, start, sign)
         elif cause.key == "staffed" and fell:
             cause.details = by_team(away, start - SLOT, None if ongoing else last + SLOT)
+        elif cause.key == "aht" and not cause.details:
+            aht, their = normal.value("aht", start), normal.normal("aht", start).median
+            if aht is not None and their:
+                cause.details = aht_by_campaign(normal, start, 1 if aht > their else -1)
     return causes
 
 
@@ -220,17 +246,19 @@ def goal_runs(days: dict, plans: dict, today: date, current: datetime) -> list[t
 
 def evaluate(now: datetime, away: list[Away], plans: dict) -> dict:
     """What the panel shows as of `now`: whether there is a normal to judge by, a note,
-    and the changes, newest first. `plans`: each queue's name and goal (the inbound
-    board's figures); `away`: the agents paused or signed out now."""
+    the changes, newest first, and all of it rendered (`html`), which the live feed places
+    in the live view's and the wallboards' panel. `plans`: each queue's name and goal (the
+    inbound board's figures); `away`: the agents paused or signed out now."""
     normal = day_normal(now.astimezone(zone()).date())
     whole = slot_of(now) - SLOT  # the last whole slot: a run that reaches it is under way
     runs = runs_of(normal, slot_of(now), away, plans)
-    return {
+    what = {
         "ready": len(normal.days) >= MIN_WEEKS,
         "note": note(normal, whole),
         "as_of": whole.astimezone(zone()).strftime("%H:%M"),
         "changes": [row(r, whole) for r in runs[:LISTED]],
     }
+    return {**what, "html": render_to_string("normal/_panel.html", {"what": what})}
 
 
 def runs_of(normal: DayNormal, current: datetime, away: list[Away], plans: dict) -> list[Run]:
@@ -258,6 +286,7 @@ def runs_of(normal: DayNormal, current: datetime, away: list[Away], plans: dict)
                 broken_down(
                     causes, days, names, away, (normal, today, start, last, sign, last >= whole)
                 ),
+                against=their.median,
             )
         )
     for queue, start, last, before, level in goal_runs(days, plans, today, current):
@@ -279,9 +308,44 @@ def runs_of(normal: DayNormal, current: datetime, away: list[Away], plans: dict)
                     away,
                     (normal, today, start, last, 1, last >= whole),
                 ),
+                against=plans[queue]["goal_pct"],
             )
         )
+    below_goal = {(r.key.removeprefix("goal:"), r.start) for r in runs if r.key.startswith("goal:")}
+    runs += own_runs(normal, days, names, away, current, below_goal)
     runs.sort(key=lambda r: (r.start, r.key), reverse=True)
+    return runs
+
+
+def own_runs(normal: DayNormal, days, names, away, current: datetime, below_goal) -> list[Run]:
+    """Each queue and campaign outside its own band; a queue's service level below its
+    band from the slot it went below its goal is told once, as the goal's change."""
+    today, whole = normal.today, current - SLOT
+    series = queue_series(days, names, today) + campaign_series(normal)
+    runs = []
+    for one, side, start, last, before, their in series_runs(series, normal.slots, current):
+        if one.figure == "service_level" and (one.owner, start) in below_goal:
+            continue
+        pressure = (one.figure, side) in (("service_level", -1), ("abandoned", 1))
+        causes = goal_causes(normal, days, one.owner, today, start) if pressure else []
+        runs.append(
+            Run(
+                one.key,
+                one.label,
+                one.unit,
+                side,
+                start,
+                last,
+                their.median if before is None else before,
+                one.value(start),
+                f"its own normal band {shown(their.low, one.unit)} – {shown(their.high, one.unit)}",
+                broken_down(
+                    causes, days, names, away, (normal, today, start, last, 1, last >= whole)
+                ),
+                one.link,
+                their.median,
+            )
+        )
     return runs
 
 
@@ -329,14 +393,6 @@ def row(run: Run, last_whole: datetime) -> dict:
         ),
         "where": f"{'above' if run.side > 0 else 'below'} {run.bound}",
         "ongoing": ongoing,
-        "causes": [cause_row(c) for c in run.causes],
-    }
-
-
-def cause_row(cause: Cause) -> dict:
-    return {
-        "text": cause.text,
-        "share": cause.share_pct,
-        "link": cause.link,
-        "details": [cause_row(d) for d in cause.details],
+        "link": run.link,
+        "causes": cause_rows(run.causes),
     }

@@ -2,9 +2,13 @@
 and the hours it did, the biggest changes with their causes, and the best and worst queues
 (service level against each queue's own goal) and campaigns (dials against their own
 normal). For any day kept, on demand (`/normal/day/<date>/`), and at the end of each day
-through the alert chat webhook (the composition root sends `text_of` it)."""
+through the alert chat webhook (the composition root sends its `payload`; a Manager may send
+it at once from its page)."""
 
 from datetime import UTC, date, datetime, timedelta
+
+from django.conf import settings
+from django.urls import reverse
 
 from dashboard.inbound.board import service_level
 from dashboard.inbound.pages import board
@@ -13,11 +17,12 @@ from dashboard.reports.models import FloorSlot
 from dashboard.shared import summaries
 from dashboard.shared.charts import zone
 
-from .floor import FIGURES, day_normal, midnight
+from .floor import day_normal, midnight
 from .method import MIN_WEEKS
 from .pages import shown
 from .panel import queue_days, queue_offered, row, runs_of
 
+SUMMARY = "summary"  # the chat webhook's transition, which its delivery log shows
 BIGGEST = 5  # changes listed
 RANKED = 3  # best and worst queues and campaigns
 
@@ -57,7 +62,7 @@ def day_summary(day: date, now: datetime | None = None) -> dict:
         "min_weeks": MIN_WEEKS,
         "time_off": time_off(runs),
         "hours": hours_off(runs),
-        "biggest": biggest(runs, normal, whole),
+        "biggest": biggest(runs, whole),
         "queues": ranked_queues(normal, goals, end),
         "campaigns": ranked_campaigns(normal, end),
     }
@@ -94,15 +99,15 @@ def hours_off(runs) -> list[dict]:
     return [{"hour": h, "what": sorted(w)} for h, w in sorted(hours.items())]
 
 
-def biggest(runs, normal, whole) -> list[dict]:
-    """The changes that lasted longest and moved furthest from the median, biggest first."""
+def biggest(runs, whole) -> list[dict]:
+    """The changes that lasted longest and moved furthest from their median (or goal),
+    biggest first."""
 
     def size(run):
-        mid = normal.normal(run.key, run.start).median if run.key in normal_keys else None
+        mid = run.against
         off = abs(run.value - mid) / mid if mid and run.value is not None else 0.5
         return ((run.last - run.start) // SLOT + 1) * off
 
-    normal_keys = {f.key for f in FIGURES}
     return [row(r, whole) for r in sorted(runs, key=size, reverse=True)[:BIGGEST]]
 
 
@@ -188,3 +193,14 @@ def text_of(summary: dict) -> str:
         if worst:
             parts.append(f"Worst {kind[:-1]}: {worst[0]['name']}.")
     return " ".join(parts)
+
+
+def payload(summary: dict) -> dict:
+    """The summary as the chat webhook's JSON body."""
+    day = summary["day"].isoformat()
+    return {
+        "transition": SUMMARY,
+        "day": day,
+        "text": text_of(summary),
+        "url": settings.DASHBOARD_URL + reverse("normal-day", args=[day]),
+    }

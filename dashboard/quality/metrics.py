@@ -90,12 +90,18 @@ def qa_trend(since: datetime) -> dict:
     xs = sorted({*rows, *before})
     got, old = [rows.get(x) for x in xs], [before.get(x) for x in xs]
     series = [
-        {"label": "Average QA score %", "scale": "%", "values": [r and r["avg"] for r in got]},
+        {
+            "label": "Average QA score %",
+            "scale": "%",
+            "values": [r and r["avg"] for r in got],
+            "figure": "qa_score",
+        },
         {
             "label": "Scorecards",
             "scale": "scorecards",
             "kind": "bars",
             "values": [r and r["n"] for r in got],
+            "figure": "scorecards",
         },
     ]
     scored = sum(r["n"] for r in rows.values())

@@ -1,9 +1,12 @@
 """What the QA and coaching pages show, for the views and for the live pushes alike."""
 
+from datetime import UTC, datetime
+
 from django.db.models import Avg, Count, FloatField, Q
 
 from dashboard.live.names import agent_names
 from dashboard.shared.figures import chart_panels, explain
+from dashboard.shared.overlays import laid_over
 from dashboard.shared.templatetags.links import named
 from dashboard.shared.today import start_of_today
 
@@ -14,7 +17,8 @@ from .templatetags.labels import agent_name
 
 def qa_context() -> dict:
     names, service = agent_names(), service_totals()
-    charts = {"chart-qa": qa_trend(start_of_today())}
+    now = datetime.now(UTC)
+    charts = {"chart-qa": laid_over("qa", qa_trend(start_of_today()), now=now)}
     return {
         "names": names,
         "service": service,

@@ -215,6 +215,7 @@ def campaign_chart(campaign_id: str, since: datetime, now: datetime) -> dict:
         for name, label in names.items()
     ]
     series[0]["kind"] = "bars"
+    series[0]["figure"] = "dialed"  # the normal's overlay bands it (normal/on_pages.py)
     grown = {name: sum(getattr(r, name) for r in got if r) for name in names}
     return chart(
         xs,

@@ -5,6 +5,7 @@ from datetime import UTC, datetime
 from dashboard.live.names import agent_names
 from dashboard.shared import summaries
 from dashboard.shared.figures import chart_panels, explain
+from dashboard.shared.overlays import laid_over
 from dashboard.shared.today import start_of_today
 
 from . import outbound
@@ -33,8 +34,9 @@ def campaign_context(campaign_id: str, manage: bool = False) -> dict:
     `manage`: the Managers' audience, who see the controls."""
     entry = summaries.load("campaigns")
     found = next((x for x in entry["data"] or [] if x.id == campaign_id), None)
-    since = start_of_today()
-    charts = {"chart-campaign": campaign_chart(campaign_id, since, datetime.now(UTC))}
+    since, now = start_of_today(), datetime.now(UTC)
+    chart = campaign_chart(campaign_id, since, now)
+    charts = {"chart-campaign": laid_over("campaign", chart, campaign_id=campaign_id, now=now)}
     return {
         "summary": entry,
         "campaign_id": campaign_id,

@@ -1,5 +1,6 @@
 """Days of known shape for the normal and what changed: 15-minute slots of the floor
-(`FloorSlot`), of each inbound queue (`QueueSlot`) and of a campaign (`CampaignSlot`) on
+(`FloorSlot`), of each inbound queue (`QueueSlot`) and of a campaign (`CampaignSlot`, and
+the calls its agents handled, `CompletedCall`) on
 the same weekday of the last four weeks (alike, give or take a call) and today up to a
 time, where a shape may take over from a known hour: a queue surge, a team pausing.
 
@@ -10,6 +11,7 @@ import sqlite3
 from datetime import UTC, datetime, timedelta
 
 from dashboard.inbound.models import QueueSlot
+from dashboard.quality.models import CompletedCall
 from dashboard.reports.models import CampaignSlot, FloorSlot
 
 SALES, CARE = "q-sales", "q-care"
@@ -17,10 +19,13 @@ PLANS = {SALES: {"name": "Sales", "goal_pct": 70.0}, CARE: {"name": "Care", "goa
 WOBBLE = (0, -2, 2, 1, -1)  # calls per slot, by weeks ago: no two weeks quite alike
 
 
-def slot(calls=40, agents_s=9000.0, busy=0.8, sl=(18, 20), aht=300, sales=None) -> dict:
+def slot(
+    calls=40, agents_s=9000.0, busy=0.8, sl=(18, 20), aht=300, sales=None, k1=(4, 300)
+) -> dict:
     """One slot: `calls` offered and handled (`sales` of them, by default half, to the
     Sales queue, the rest to Care), `agents_s` of agents' time signed in of which `busy`
-    on calls, service level `sl` (in time, answered) on the floor and in each queue."""
+    on calls, service level `sl` (in time, answered) on the floor and in each queue;
+    campaign k1's agents handled `k1` (calls, talk seconds each) of them."""
     sales = calls // 2 if sales is None else sales
     within, answered = sl
     return {
@@ -39,6 +44,7 @@ def slot(calls=40, agents_s=9000.0, busy=0.8, sl=(18, 20), aht=300, sales=None) 
             CARE: {"offered": calls - sales, "answered": answered, "within_target": within},
         },
         "dialed": calls // 2,
+        "k1": k1,
     }
 
 
@@ -67,6 +73,17 @@ def rows(zone, now: datetime, weeks=(1, 2, 3, 4), until=None, shape=None) -> lis
                     {"campaign_id": "k1", "start": at, "dialed": made["dialed"]},
                 )
             )
+            handled, talk_s = made["k1"]
+            for n in range(handled):
+                call = {
+                    "call_id": f"k1-{at:%Y%m%d%H%M}-{n}",
+                    "agent_id": f"a{n}",
+                    "campaign_id": "k1",
+                    "outcome": "completed",
+                    "duration_s": talk_s,
+                    "completed_at": at + timedelta(minutes=7),
+                }
+                out.append(("quality_completedcall", call))
             for queue, counts in made["queues"].items():
                 row = {"queue_id": queue, "start": at, "open": True, **counts}
                 out.append(("inbound_queueslot", row))
@@ -79,9 +96,10 @@ def write(made: list[tuple]):
         "reports_floorslot": FloorSlot,
         "reports_campaignslot": CampaignSlot,
         "inbound_queueslot": QueueSlot,
+        "quality_completedcall": CompletedCall,
     }
-    for table, row in made:
-        models[table].objects.create(**row)
+    for table, model in models.items():
+        model.objects.bulk_create([model(**row) for name, row in made if name == table])
 
 
 def write_sqlite(path, made: list[tuple]):
@@ -95,6 +113,8 @@ def write_sqlite(path, made: list[tuple]):
                 row = {"ai_completed": 0, **row}
             if table == "reports_campaignslot":
                 row = {"connected": 0, "booked": 0, **row}
+            if table == "quality_completedcall":
+                row = {"transcript": "", **row}
             names = ", ".join(row)
             marks = ", ".join("?" * len(row))
             db.execute(f"INSERT INTO {table} ({names}) VALUES ({marks})", list(row.values()))
