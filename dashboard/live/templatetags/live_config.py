@@ -8,5 +8,5 @@ register = template.Library()
 
 @register.simple_tag
 def live_config():
-    """#live-config for a page that follows a socket: what live.js is told."""
+    """#live-config for a page that follows a socket: what static/js/live/ is told."""
     return json_script(browser_config(), "live-config")
