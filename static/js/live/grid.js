@@ -1,6 +1,10 @@
 /* The agent grid's filters and sort order. The filters are kept in the URL and read once
  * per change, not per tile; each tile's sort key and filter are worked out once, when it
- * arrives; the order is CSS order, recomputed on the tick only when a key changed. */
+ * arrives; the order is CSS order, recomputed on the tick only when a key changed.
+ *
+ * A grid of `config.window_from` agents or more is windowed: every tile is kept (and
+ * patched) in `kept`, but the page holds only the rows in view and a margin, drawn again
+ * as the page scrolls; filters, search and sort go over all of them. */
 import { config } from "./page.js";
 
 const STATE_ORDER = Object.keys(config.states);
@@ -16,9 +20,49 @@ let tileAdded = false; // a new agent: sorted into its place in the same pass
 let domSortDue = true; // the tiles' order in the page, not only on screen (sortGrid)
 let nextSortAt = 0;
 let sortedInPass = false;
+const MARGIN_ROWS = 4; // rows kept in the page above and below the view
+let kept = null; // a windowed grid's tiles by id, in the page or not; else null
+let shown = []; // a windowed grid's tiles that pass the filters, in sort order
+let drawDue = false;
 
 export function grid() {
   return document.getElementById("agents");
+}
+
+function tiles() {
+  return kept ? kept.values() : grid()?.children || [];
+}
+
+// A windowed grid's tile, in the page or not (null: look in the page).
+export function keptTile(id) {
+  return kept?.get(id) || null;
+}
+
+// A new tile of a windowed grid is kept, and drawn when in view: true. Else false.
+export function keepTile(tile) {
+  if (!kept) return false;
+  kept.set(tile.id, tile);
+  return true;
+}
+
+// A tile that left the floor.
+export function dropTile(tile) {
+  if (!kept?.delete(tile.id)) return;
+  shown = shown.filter((other) => other !== tile);
+  countDirty = true;
+}
+
+// A grid arrived whole (`fresh`): windowed from `window_from` tiles. The tiles of the one
+// it replaces, which the page may not hold, are handed back (their timers are forgotten).
+export function adoptGrid(fresh) {
+  const before = kept ? [...kept.values()] : [];
+  kept = null;
+  if (fresh.childElementCount >= config.window_from) {
+    kept = new Map([...fresh.children].map((tile) => [tile.id, tile]));
+    fresh.replaceChildren(); // drawn by the next sort, never laid out all at once
+  }
+  for (const tile of tiles()) adoptTile(tile);
+  return before;
 }
 
 function readFilters() {
@@ -47,6 +91,7 @@ function applyFilter(tile) {
   if (tile.hidden !== hide) {
     tile.hidden = hide;
     countDirty = true;
+    if (kept) sortDirty = true; // in or out of the shown list
   }
 }
 
@@ -54,12 +99,9 @@ function applyFilter(tile) {
 export function applyFilters() {
   filter = readFilters();
   document.body.classList.toggle("dense", filter.density === "dense");
-  const g = grid();
-  if (g) {
-    for (const tile of g.children) {
-      applyFilter(tile);
-      tile.sortKey = sortKey(tile);
-    }
+  for (const tile of tiles()) {
+    applyFilter(tile);
+    tile.sortKey = sortKey(tile);
   }
   countDirty = sortDirty = domSortDue = true;
 }
@@ -69,9 +111,13 @@ function showCount() {
   const count = document.getElementById("agents-shown");
   const g = grid();
   if (!count || !g) return;
-  let shown = 0;
-  for (const tile of g.children) if (!tile.hidden) shown += 1;
-  count.textContent = `${shown} of ${g.childElementCount} agents`;
+  let passing = 0;
+  let all = 0;
+  for (const tile of tiles()) {
+    all += 1;
+    if (!tile.hidden) passing += 1;
+  }
+  count.textContent = `${passing} of ${all} agents`;
 }
 
 function sortKey(tile) {
@@ -83,17 +129,26 @@ function sortKey(tile) {
   return name;
 }
 
+function byKey(a, b) {
+  return a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0;
+}
+
 // The tiles are put in their sorted order in the page too when the sort is chosen and when
 // an agent arrives, so the keyboard and screen readers meet them in the order shown (WCAG
-// 2.4.3); between those, keys changing (time in state) move them by CSS order alone.
+// 2.4.3); between those, keys changing (time in state) move them by CSS order alone. A
+// windowed grid's page holds its window's tiles in that order.
 function sortGrid() {
   sortDirty = false;
   sortedInPass = true;
   const g = grid();
   if (!g) return;
-  const sorted = [...g.children].sort((a, b) =>
-    a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0,
-  );
+  if (kept) {
+    shown = [...kept.values()].filter((tile) => !tile.hidden).sort(byKey);
+    tileAdded = domSortDue = false;
+    drawWindow();
+    return;
+  }
+  const sorted = [...g.children].sort(byKey);
   if (domSortDue || tileAdded) {
     domSortDue = false;
     const focused = g.contains(document.activeElement) && document.activeElement;
@@ -119,9 +174,49 @@ export function adoptTile(tile, oldKey) {
 // The tiles the server rendered into the page.
 export function adoptRenderedTiles() {
   const g = grid();
-  if (g) for (const tile of g.children) adoptTile(tile);
+  if (g) adoptGrid(g);
   tileAdded = false;
 }
+
+/* ---- A windowed grid: the rows in view and a margin, in sort order ---- */
+function drawWindow() {
+  const g = grid();
+  if (!g || !kept) return;
+  const style = getComputedStyle(g);
+  const cols = Math.max(1, style.gridTemplateColumns.split(" ").length);
+  const probe = g.firstElementChild || shown[0];
+  if (probe && !probe.isConnected) g.append(probe); // a tile in the page, to measure
+  const gap = Number.parseFloat(style.rowGap) || 0;
+  const rowHeight = probe ? probe.offsetHeight + gap : 0;
+  const rows = Math.ceil(shown.length / cols);
+  let first = 0;
+  let last = rows;
+  if (rowHeight) {
+    const top = g.getBoundingClientRect().top; // row 0's top, whatever is in the page
+    const clamp = (row, low) => Math.max(low, Math.min(row, rows - 1));
+    first = clamp(Math.floor(-top / rowHeight) - MARGIN_ROWS, 0);
+    last = clamp(Math.ceil((innerHeight - top) / rowHeight) + MARGIN_ROWS, first - 1) + 1;
+  }
+  const slice = shown.slice(first * cols, last * cols);
+  // The rows above the window are padding; the grid keeps the height of all its rows.
+  g.style.paddingTop = `${first * rowHeight}px`;
+  g.style.height = `${Math.max(0, rows * rowHeight - gap)}px`;
+  if (slice.length !== g.childElementCount || slice.some((tile, i) => g.children[i] !== tile)) {
+    const focused = g.contains(document.activeElement) && document.activeElement;
+    g.replaceChildren(...slice);
+    if (focused?.isConnected && document.activeElement !== focused) focused.focus();
+  }
+}
+function drawSoon() {
+  if (!kept || drawDue) return;
+  drawDue = true;
+  requestAnimationFrame(() => {
+    drawDue = false;
+    drawWindow();
+  });
+}
+addEventListener("scroll", drawSoon, { passive: true, capture: true }); // the page or a box in it
+addEventListener("resize", drawSoon);
 
 // After a pass's pushes: a new agent takes its place now; changed keys wait for the tick.
 export function placeNewTiles() {
@@ -131,7 +226,8 @@ export function placeNewTiles() {
 
 // On the tick: re-sorted when a key changed (and the pace allows), counted when it changed.
 export function tidyGrid() {
-  if (sortDirty && performance.now() >= nextSortAt) sortGrid();
+  // A windowed grid shows a filter's tiles at once: they are not in the page to unhide
+  if (sortDirty && (performance.now() >= nextSortAt || (kept && domSortDue))) sortGrid();
   if (countDirty) showCount();
 }
 

@@ -44,8 +44,8 @@ document.body.addEventListener("htmx:oobErrorNoTarget", (e) => {
 });
 
 // The floor as the server rendered it: its tiles and timers, adopted once.
-adoptRenderedTiles();
 watch(document.querySelector("main") || document.body, pageNow());
+adoptRenderedTiles();
 applyFilters();
 followFilterForm(tick);
 tick();

@@ -2,7 +2,7 @@
  * pacing.js): one parse, the newest fragment per id, each element placed by its id. A tile
  * the page has is patched in place; other elements are replaced, with the events htmx
  * sends around an out-of-band swap. */
-import { adoptTile, placeNewTiles } from "./grid.js";
+import { adoptGrid, adoptTile, dropTile, keepTile, keptTile, placeNewTiles } from "./grid.js";
 import { framePaint, pageNow } from "./page.js";
 import { firstHeld, passWait, startPass } from "./pacing.js";
 import { tick } from "./ticker.js";
@@ -69,11 +69,12 @@ function swapped(elt, old) {
 }
 
 function place(elt, now) {
-  const old = elt.id ? document.getElementById(elt.id) : null;
+  const old = elt.id ? keptTile(elt.id) || document.getElementById(elt.id) : null;
   if (elt.getAttribute("hx-swap-oob") === "delete") {
     if (old) {
       forget(old);
       old.remove();
+      dropTile(old);
     }
     return;
   }
@@ -91,11 +92,11 @@ function place(elt, now) {
     const list = elt.dataset.into && document.getElementById(elt.dataset.into);
     if (!list) return; // a fragment this page does not show
     if (isTile) adoptTile(elt);
-    list.appendChild(elt);
+    if (!(isTile && keepTile(elt))) list.appendChild(elt); // a windowed grid draws it
   }
   watch(elt, now);
   if (elt.id === "agents") {
-    for (const tile of elt.children) adoptTile(tile);
+    for (const tile of adoptGrid(elt)) forget(tile); // the replaced grid's
   }
   if (!isTile) swapped(elt, old); // its scripts first: they show the controls it may focus
   refocus(elt, at);
