@@ -105,6 +105,9 @@ REPLAY_RECORD = env.bool("REPLAY_RECORD", default=True)
 # LIVE_STALE_AFTER_S without a message (keep it above the heartbeat).
 LIVE_HEARTBEAT_S = env.float("LIVE_HEARTBEAT_S", default=5.0)
 LIVE_STALE_AFTER_S = env.float("LIVE_STALE_AFTER_S", default=10.0)
+# From this many agents the live view's page holds only the tiles in view and a margin
+# (static/js/live/grid.js); the others are kept current out of the page.
+LIVE_WINDOW_FROM = env.int("LIVE_WINDOW_FROM", default=2000)
 
 # First values of the live view's limits; managers change them in the admin (Thresholds).
 LIVE_THRESHOLDS = {

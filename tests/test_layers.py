@@ -284,8 +284,8 @@ TEMPLATES, SCRIPTS = ROOT / "templates", ROOT / "static" / "js"
 # root folder's templates are the site's shell (base.html, the error pages): every page
 # extends it, and it may include anything, as the composition root may import anything.
 FOLDER_ROOM = {"figures": "shared", "registration": "accounts", "": "main"}
-# A script belongs to the room its name starts with (wallboard_alerts.js: wallboard); these
-# serve every page or the header.
+# A script belongs to the room its name starts with (wallboard_alerts.js: wallboard), a module
+# to the room its folder names (live/painting.js: live); these serve every page or the header.
 SCRIPT_ROOM = {
     "a11y": "shared",
     "charts": "shared",
@@ -296,7 +296,11 @@ SCRIPT_ROOM = {
     "views": "accounts",
 }
 TAG = re.compile(r"{%\s*(load|include|extends)\s+(.*?)\s*%}", re.S)
-SCRIPT_TAG = re.compile(r"""{%\s*static\s+['"]js/(\w+)\.js['"]\s*%}""")
+SCRIPT_TAG = re.compile(r"""{%\s*static\s+['"]js/([\w/]+)\.js['"]\s*%}""")
+# `import … from "x"`, `export … from "x"`, `import "x"`
+MODULE_IMPORT = re.compile(
+    r"""^\s*(?:(?:import|export)\b[^"';]*?\bfrom|import)\s*["']([^"']+)["']""", re.M
+)
 TEMPLATE_NAME = re.compile(r"""["']([a-z_]+/[\w.-]+\.html)["']""")
 
 
@@ -310,7 +314,17 @@ def template_room(name: str) -> str:
 
 
 def script_room(stem: str) -> str:
-    return SCRIPT_ROOM.get(stem, stem.split("_")[0])
+    """`stem`: the script's path under static/js/, without ".js"."""
+    folder, _, name = stem.rpartition("/")
+    return folder.split("/")[0] if folder else SCRIPT_ROOM.get(name, name.split("_")[0])
+
+
+def scripts() -> dict[str, Path]:
+    """Every script and module under static/js/, by its stem (`live/painting`)."""
+    return {
+        path.relative_to(SCRIPTS).with_suffix("").as_posix(): path
+        for path in sorted(SCRIPTS.rglob("*.js"))
+    }
 
 
 def tag_libraries() -> dict[str, str]:
@@ -350,8 +364,8 @@ def test_every_template_and_script_belongs_to_a_room():
         if template_room(path.relative_to(TEMPLATES).as_posix()) not in rooms
     ] + [
         path.relative_to(ROOT).as_posix()
-        for path in SCRIPTS.glob("*.js")
-        if script_room(path.stem) not in rooms
+        for stem, path in scripts().items()
+        if script_room(stem) not in rooms
     ]
     assert homeless == []
 
@@ -384,13 +398,36 @@ def test_scripts_know_only_the_rooms_below_them():
     rooms = {*MAY_IMPORT} - {"tests", "bench", "config", "testing"}
     named = re.compile(r"""["'](\w+):\w+["']|data-(\w+)-|dataset\.([a-z]+)[A-Z]|\[data-(\w+)-""")
     wrong = []
-    for path in sorted(SCRIPTS.glob("*.js")):
-        mine = script_room(path.stem)
+    for stem, path in scripts().items():
+        mine = script_room(stem)
         for line, text in enumerate(path.read_text().splitlines(), 1):
             for groups in named.findall(text):
                 theirs = next(g for g in groups if g)
                 if theirs in rooms and not may_use(mine, theirs):
                     wrong.append(
-                        f"static/js/{path.name}:{line} ({mine}) names {theirs}: {text.strip()}"
+                        f"static/js/{stem}.js:{line} ({mine}) names {theirs}: {text.strip()}"
                     )
     assert wrong == [], "\n".join(wrong)
+
+
+def test_modules_in_the_browser_import_only_the_rooms_below_them():
+    """An ES module's imports are files under static/js/ of its room or the rooms below."""
+    known, wrong, imports = scripts(), [], 0
+    for stem, path in known.items():
+        mine = script_room(stem)
+        for target in MODULE_IMPORT.findall(path.read_text()):
+            imports += 1
+            resolved = (path.parent / target).resolve()
+            inside = resolved.is_relative_to(SCRIPTS.resolve())
+            theirs = (
+                resolved.relative_to(SCRIPTS.resolve()).with_suffix("").as_posix()
+                if inside
+                else None
+            )
+            if theirs not in known:
+                wrong.append(f"static/js/{stem}.js imports {target}: no such script")
+            elif not may_use(mine, script_room(theirs)):
+                wrong.append(
+                    f"static/js/{stem}.js ({mine}) imports {target} ({script_room(theirs)})"
+                )
+    assert imports and wrong == [], "\n".join(wrong)

@@ -8,7 +8,7 @@ from django import forms
 from . import scope
 from .models import THEMES, SavedView
 
-# The live view's filters (templates/live/home.html, static/js/live.js) and what each takes:
+# The live view's filters (templates/live/home.html, static/js/live/grid.js) and what each takes:
 # `teams` is the page's scope (scope.py), a list of teams or "all".
 FILTERS = {
     "teams": re.compile(r"^[^\x00-\x1f<>]{1,500}$"),

@@ -1,5 +1,5 @@
 """What the live pages' scripts are told, rendered into the page as #live-config: the one
-place for the limits, state labels and close codes that live.js and wallboard.js share."""
+place for the limits, state labels and close codes that static/js/live/ and wallboard.js share."""
 
 from django.conf import settings
 

@@ -1,7 +1,7 @@
 /* The floor replay's controls: a moment chosen on the slider, played at 1x, 10x or 60x, or
  * stepped change by change. Each moment's floor comes from /replay/moment/ as the live
- * view's fragments, which live.js places as it places the live pushes ("live:frame"), its
- * timers counting up to the moment shown (`data-live-at`).
+ * view's fragments, which the live modules place as they place the live pushes
+ * ("live:frame"), its timers counting up to the moment shown (`data-live-at`).
  * The moment is kept in the URL (?at=), so a link shows the same floor.
  */
 (() => {

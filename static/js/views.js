@@ -1,5 +1,5 @@
 /* Saved views (templates/accounts/_header.html): the header's menu saves the live view's
- * filters as they are now (live.js keeps them in the address as they change) with the
+ * filters as they are now (static/js/live/ keeps them in the address as they change) with the
  * teams shown, and closes with Escape, giving the focus back to its button. The live view's
  * "My floor · Whole floor" links keep the other filters as they are now. */
 (() => {

@@ -1,6 +1,6 @@
 /* The wallboard's alerts: a banner with the most severe alert's sentence, and the tiles
  * it is about flashing (templates/alerts/_board.html names them in `data-flash`). The
- * banner is replaced by id when a push carries it; after each pass of pushes (live.js's
+ * banner is replaced by id when a push carries it; after each pass of pushes (the live modules'
  * `live:applied`, in the same frame, before it is painted) the tiles are flashed again,
  * since a patched tile takes the server's attributes; and once a second.
  */

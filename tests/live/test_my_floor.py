@@ -151,7 +151,7 @@ def test_the_live_view_shows_my_floor_by_default_and_the_whole_floor_in_one_clic
     client = client_for(bob)
     page = client.get("/?state=paused").content.decode()
     assert '<strong id="scope-label">My floor: 2 teams</strong>' in page
-    assert 'data-teams="Sales North,Support"' in page  # what live.js filters the tiles by
+    assert 'data-teams="Sales North,Support"' in page  # what static/js/live/ filters the tiles by
     assert 'ws-connect="/ws/live/?teams=Sales+North%2CSupport"' in page
     whole = re.search(r'<a href="([^"]+)"\s+data-teams="all"', page).group(1)
     assert whole == "?state=paused&amp;teams=all"  # the other filters kept

@@ -1,0 +1,260 @@
+/* The agent grid's filters and sort order. The filters are kept in the URL and read once
+ * per change, not per tile; each tile's sort key and filter are worked out once, when it
+ * arrives; the order is CSS order, recomputed on the tick only when a key changed.
+ *
+ * A grid of `config.window_from` agents or more is windowed: every tile is kept (and
+ * patched) in `kept`, but the page holds only the rows in view and a margin, drawn again
+ * as the page scrolls; filters, search and sort go over all of them. */
+import { config } from "./page.js";
+
+const STATE_ORDER = Object.keys(config.states);
+const SORT_PACE = 8; // a sort's pass may take at most an eighth of the time until the next
+const SORT_EVERY_MAX_MS = 10000;
+const filterForm = document.getElementById("filters");
+// The page's teams, as the server worked them out ("my floor", or the address's): "" all.
+const scopeTeams = filterForm?.dataset.teams || "";
+let filter = readFilters();
+let sortDirty = true;
+let countDirty = true;
+let tileAdded = false; // a new agent: sorted into its place in the same pass
+let domSortDue = true; // the tiles' order in the page, not only on screen (sortGrid)
+let nextSortAt = 0;
+let sortedInPass = false;
+const MARGIN_ROWS = 4; // rows kept in the page above and below the view
+let kept = null; // a windowed grid's tiles by id, in the page or not; else null
+let shown = []; // a windowed grid's tiles that pass the filters, in sort order
+let drawDue = false;
+
+export function grid() {
+  return document.getElementById("agents");
+}
+
+function tiles() {
+  return kept ? kept.values() : grid()?.children || [];
+}
+
+// A windowed grid's tile, in the page or not (null: look in the page).
+export function keptTile(id) {
+  return kept?.get(id) || null;
+}
+
+// A new tile of a windowed grid is kept, and drawn when in view: true. Else false.
+export function keepTile(tile) {
+  if (!kept) return false;
+  kept.set(tile.id, tile);
+  return true;
+}
+
+// A tile that left the floor.
+export function dropTile(tile) {
+  if (!kept?.delete(tile.id)) return;
+  shown = shown.filter((other) => other !== tile);
+  countDirty = true;
+}
+
+// A grid arrived whole (`fresh`): windowed from `window_from` tiles. The tiles of the one
+// it replaces, which the page may not hold, are handed back (their timers are forgotten).
+export function adoptGrid(fresh) {
+  const before = kept ? [...kept.values()] : [];
+  kept = null;
+  if (fresh.childElementCount >= config.window_from) {
+    kept = new Map([...fresh.children].map((tile) => [tile.id, tile]));
+    fresh.replaceChildren(); // drawn by the next sort, never laid out all at once
+  }
+  for (const tile of tiles()) adoptTile(tile);
+  return before;
+}
+
+function readFilters() {
+  const p = new URLSearchParams(location.search);
+  return {
+    scope: scopeTeams ? new Set(scopeTeams.split(",")) : null,
+    team: p.get("team") || "",
+    state: p.get("state") || "",
+    q: (p.get("q") || "").trim().toLowerCase(),
+    sort: p.get("sort") || config.sort || "", // a wallboard's config sorts by state
+    density: p.get("density") || "",
+  };
+}
+
+function matches(tile) {
+  return (
+    (!filter.scope || filter.scope.has(tile.dataset.team)) &&
+    (!filter.team || tile.dataset.team === filter.team) &&
+    (!filter.state || tile.dataset.state === filter.state) &&
+    (!filter.q || (tile.dataset.name || "").toLowerCase().includes(filter.q))
+  );
+}
+
+function applyFilter(tile) {
+  const hide = !matches(tile);
+  if (tile.hidden !== hide) {
+    tile.hidden = hide;
+    countDirty = true;
+    if (kept) sortDirty = true; // in or out of the shown list
+  }
+}
+
+// The filters as the URL has them now, applied to every tile.
+export function applyFilters() {
+  filter = readFilters();
+  document.body.classList.toggle("dense", filter.density === "dense");
+  for (const tile of tiles()) {
+    applyFilter(tile);
+    tile.sortKey = sortKey(tile);
+  }
+  countDirty = sortDirty = domSortDue = true;
+}
+
+function showCount() {
+  countDirty = false;
+  const count = document.getElementById("agents-shown");
+  const g = grid();
+  if (!count || !g) return;
+  let passing = 0;
+  let all = 0;
+  for (const tile of tiles()) {
+    all += 1;
+    if (!tile.hidden) passing += 1;
+  }
+  count.textContent = `${passing} of ${all} agents`;
+}
+
+function sortKey(tile) {
+  const name = (tile.dataset.name || "").toLowerCase();
+  if (filter.sort === "time") return Number.isNaN(tile.sinceMs) ? 0 : tile.sinceMs; // longest first
+  if (filter.sort === "state") {
+    return `${String(STATE_ORDER.indexOf(tile.dataset.state) + 1).padStart(2, "0")}${name}`;
+  }
+  return name;
+}
+
+function byKey(a, b) {
+  return a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0;
+}
+
+// The tiles are put in their sorted order in the page too when the sort is chosen and when
+// an agent arrives, so the keyboard and screen readers meet them in the order shown (WCAG
+// 2.4.3); between those, keys changing (time in state) move them by CSS order alone. A
+// windowed grid's page holds its window's tiles in that order.
+function sortGrid() {
+  sortDirty = false;
+  sortedInPass = true;
+  const g = grid();
+  if (!g) return;
+  if (kept) {
+    shown = [...kept.values()].filter((tile) => !tile.hidden).sort(byKey);
+    tileAdded = domSortDue = false;
+    drawWindow();
+    return;
+  }
+  const sorted = [...g.children].sort(byKey);
+  if (domSortDue || tileAdded) {
+    domSortDue = false;
+    const focused = g.contains(document.activeElement) && document.activeElement;
+    if (sorted.some((tile, i) => g.children[i] !== tile)) g.append(...sorted);
+    if (focused && document.activeElement !== focused) focused.focus();
+  }
+  // CSS order, not DOM moves: no reflow of the subtree, one style write per changed tile.
+  sorted.forEach((tile, i) => {
+    const order = String(i);
+    if (tile.style.order !== order) tile.style.order = order;
+  });
+}
+
+// A tile's keys, worked out when it arrives (`oldKey`: the sort key it had, if it was here).
+export function adoptTile(tile, oldKey) {
+  tile.sinceMs = Date.parse(tile.dataset.since);
+  tile.sortKey = sortKey(tile);
+  applyFilter(tile);
+  if (oldKey === undefined) sortDirty = countDirty = tileAdded = true;
+  else if (oldKey !== tile.sortKey) sortDirty = true;
+}
+
+// The tiles the server rendered into the page.
+export function adoptRenderedTiles() {
+  const g = grid();
+  if (g) adoptGrid(g);
+  tileAdded = false;
+}
+
+/* ---- A windowed grid: the rows in view and a margin, in sort order ---- */
+function drawWindow() {
+  const g = grid();
+  if (!g || !kept) return;
+  const style = getComputedStyle(g);
+  const cols = Math.max(1, style.gridTemplateColumns.split(" ").length);
+  const probe = g.firstElementChild || shown[0];
+  if (probe && !probe.isConnected) g.append(probe); // a tile in the page, to measure
+  const gap = Number.parseFloat(style.rowGap) || 0;
+  const rowHeight = probe ? probe.offsetHeight + gap : 0;
+  const rows = Math.ceil(shown.length / cols);
+  let first = 0;
+  let last = rows;
+  if (rowHeight) {
+    const top = g.getBoundingClientRect().top; // row 0's top, whatever is in the page
+    const clamp = (row, low) => Math.max(low, Math.min(row, rows - 1));
+    first = clamp(Math.floor(-top / rowHeight) - MARGIN_ROWS, 0);
+    last = clamp(Math.ceil((innerHeight - top) / rowHeight) + MARGIN_ROWS, first - 1) + 1;
+  }
+  const slice = shown.slice(first * cols, last * cols);
+  // The rows above the window are padding; the grid keeps the height of all its rows.
+  g.style.paddingTop = `${first * rowHeight}px`;
+  g.style.height = `${Math.max(0, rows * rowHeight - gap)}px`;
+  if (slice.length !== g.childElementCount || slice.some((tile, i) => g.children[i] !== tile)) {
+    const focused = g.contains(document.activeElement) && document.activeElement;
+    g.replaceChildren(...slice);
+    if (focused?.isConnected && document.activeElement !== focused) focused.focus();
+  }
+}
+function drawSoon() {
+  if (!kept || drawDue) return;
+  drawDue = true;
+  requestAnimationFrame(() => {
+    drawDue = false;
+    drawWindow();
+  });
+}
+addEventListener("scroll", drawSoon, { passive: true, capture: true }); // the page or a box in it
+addEventListener("resize", drawSoon);
+
+// After a pass's pushes: a new agent takes its place now; changed keys wait for the tick.
+export function placeNewTiles() {
+  if (tileAdded) sortGrid();
+  tileAdded = false;
+}
+
+// On the tick: re-sorted when a key changed (and the pace allows), counted when it changed.
+export function tidyGrid() {
+  // A windowed grid shows a filter's tiles at once: they are not in the page to unhide
+  if (sortDirty && (performance.now() >= nextSortAt || (kept && domSortDue))) sortGrid();
+  if (countDirty) showCount();
+}
+
+// Re-grouping a thousand tiles lays out the whole grid: a screen where that is slow
+// re-sorts less often (a tile's colour shows its state at once; its place follows).
+export function paceSort(now, passCost) {
+  if (sortedInPass) nextSortAt = now + Math.min(SORT_EVERY_MAX_MS, passCost * SORT_PACE);
+  sortedInPass = false;
+}
+
+// The filter form shows the URL's filters and writes its changes back there (the page's
+// other parameters stay); `changed` runs after each.
+export function followFilterForm(changed) {
+  if (!filterForm) return;
+  for (const [name, value] of Object.entries(filter)) {
+    if (filterForm.elements[name]) filterForm.elements[name].value = value;
+  }
+  filterForm.addEventListener("input", () => {
+    const params = new URLSearchParams(location.search);
+    for (const el of filterForm.elements) {
+      if (el.name && el.value) params.set(el.name, el.value);
+      else if (el.name) params.delete(el.name);
+    }
+    const query = params.toString();
+    history.replaceState(null, "", query ? `?${query}` : location.pathname);
+    applyFilters();
+    changed();
+  });
+  filterForm.addEventListener("submit", (e) => e.preventDefault());
+}

@@ -1,0 +1,81 @@
+/* Timers: each `data-since` parsed once, when its element arrives; the tick rewrites only
+ * the ones in the viewport. */
+import { clock } from "./format.js";
+import { pageNow } from "./page.js";
+import { setLevel, showTimeLevel } from "./thresholds.js";
+
+const timers = new Set(); // every timer element placed, until it is replaced
+const onScreen = new Set(); // the timers in the viewport: the ones the ticker rewrites
+const limited = new Set(); // tiles whose time in state has limits (the breach count)
+const viewport =
+  "IntersectionObserver" in window
+    ? new IntersectionObserver((entries) => {
+        for (const e of entries) {
+          if (e.isIntersecting) {
+            onScreen.add(e.target);
+            showTime(e.target, pageNow()); // it may have been off screen for a while
+          } else onScreen.delete(e.target);
+        }
+      })
+    : null;
+
+function age(elt, now) {
+  return Number.isNaN(elt.sinceMs) ? null : Math.max(0, (now - elt.sinceMs) / 1000);
+}
+
+// The text node is rewritten in place: no node made and dropped per timer and second
+// (a 4K wallboard rewrites a thousand of them).
+function showTime(elt, now) {
+  const s = age(elt, now);
+  const text = s === null ? "–" : clock(s);
+  const out = elt.timerOut;
+  if (out.shown === text) return;
+  out.shown = text;
+  const node = out.firstChild;
+  if (node && node.nodeType === Node.TEXT_NODE && !node.nextSibling) node.data = text;
+  else out.textContent = text;
+}
+
+function showLimit(tile, now) {
+  return showTimeLevel(tile, age(tile, now));
+}
+
+// Every timer in `root` (itself included), shown at `now` and followed from then on.
+export function watch(root, now) {
+  const found = root.querySelectorAll("[data-since]");
+  for (const elt of root.dataset.since === undefined ? found : [root, ...found]) {
+    if (elt.id === "upstream") continue; // the feed's state, not a timer
+    elt.sinceMs = Date.parse(elt.dataset.since);
+    elt.timerOut = elt.querySelector(".timer") || elt;
+    showTime(elt, now);
+    timers.add(elt);
+    if (viewport)
+      viewport.observe(elt); // once: observing an observed element does nothing
+    else onScreen.add(elt);
+    if (elt.dataset.limit) {
+      limited.add(elt);
+      showLimit(elt, now);
+    } else if (limited.delete(elt)) setLevel(elt, "");
+  }
+}
+
+export function forgetOne(elt) {
+  if (!timers.delete(elt)) return;
+  onScreen.delete(elt);
+  limited.delete(elt);
+  viewport?.unobserve(elt);
+}
+
+// The timers of an element that leaves the page.
+export function forget(root) {
+  if (root.dataset.since !== undefined) forgetOne(root);
+  for (const elt of root.querySelectorAll("[data-since]")) forgetOne(elt);
+}
+
+// The timers on screen at `now`, and the tiles' levels: how many tiles are over a limit.
+export function showTimers(now) {
+  for (const elt of onScreen) showTime(elt, now);
+  let breaches = 0;
+  for (const tile of limited) breaches += showLimit(tile, now);
+  return breaches;
+}
