@@ -87,8 +87,9 @@ class Inbox:
         return changes
 
     def keep(self, changes: Changes):
-        """A push that failed: what it carried goes out with the next one."""
-        self.pending.merge(changes)
+        """A push that failed: what it carried goes out with the next one, under what
+        arrived while it was on its way (a call that ended meanwhile is removed, not kept)."""
+        self.pending = changes.merge(self.pending)
 
 
 def now() -> datetime:

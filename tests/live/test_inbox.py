@@ -131,3 +131,13 @@ def test_a_failed_push_goes_out_with_the_next(inbox, wakes):
     assert wakes.count == woken  # the loop's next wake carries it
     changes = inbox.take()
     assert changes.calls == {"k1"} and changes.agents == {"a2"}
+
+
+def test_a_call_that_ended_while_a_failed_push_was_on_its_way_goes_out_removed(inbox):
+    events = Events()
+    inbox.event(events.started(0, "k1", "a1"))
+    failed = inbox.take()  # the push that draws k1 is on its way
+    inbox.event(events.ended(9, "k1", 9))  # meanwhile the call ends
+    inbox.keep(failed)  # and that push failed
+    changes = inbox.take()
+    assert changes.removed_calls == {"k1"} and changes.calls == set()
