@@ -77,7 +77,7 @@ def parse_time(value) -> datetime | None:
 
 class AlertWatch:
     def __init__(self, feed, *, notifier=None, outside=None, tick=TICK_S, gap=GAP_S):
-        self.feed = feed  # its state, upstream status and figures are what the rules read
+        self.feed = feed  # the feed's inbox: the state, status and figures the rules read
         self.notifier = notifier
         self.outside = outside  # () -> {"webhooks_failing": n, "leads": {...}}, sync
         self.tick, self.gap = tick, gap

@@ -26,7 +26,7 @@ class AgentConsumer(PushConsumer):
         await self.send_tile()
 
     async def send_tile(self):
-        # Not `cache.aget`: that waits in Django's one shared sync thread (see live/feed.py).
+        # Not `cache.aget`: that waits in Django's one shared sync thread (see live/publish.py).
         self.version, tile = await sync_to_async(tiles.current, thread_sensitive=False)(
             self.agent_id
         )

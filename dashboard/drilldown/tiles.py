@@ -1,6 +1,6 @@
 """The agent pages' live part: each agent's tile as the live feed renders it.
 
-The feed hands every push's changed tiles here (the composition root wires it), and they go
+The feed hands every push's changed tiles here (the composition root subscribes it), and they go
 out as ONE message to the group of agent pages, keyed by agent id: each page's socket
 forwards its own agent's tile, a dict lookup, so an agent page costs no per-agent message
 and never joins the floor's `live` group (at 1,000 agents, every push). Each tile is kept
@@ -14,6 +14,8 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.core.cache import cache
 from django.utils.html import format_html
+
+from dashboard.live.subscribers import Subscriber
 
 log = logging.getLogger("dashboard.drilldown.tiles")
 GROUP = "agent-pages"
@@ -33,8 +35,8 @@ def absent(agent_id: str) -> str:
     )
 
 
-class TilePublisher:
-    """The feed's `on_tiles`: called once per push with the tiles that changed."""
+class TilePublisher(Subscriber):
+    """A subscriber of the live feed: called once per push with the tiles that changed."""
 
     def __init__(self):
         self.version: int | None = None  # numbered on from the last published (another bridge's)
@@ -42,7 +44,7 @@ class TilePublisher:
         self.shown: set[str] = set()  # agents with a tile in the cache
         self.failing = False
 
-    async def __call__(self, tiles: dict[str, str], full: bool):
+    async def on_tiles(self, tiles: dict[str, str], full: bool):
         try:
             await self.publish(tiles, full)
         except Exception as exc:  # the next message's version tells pages to read the cache

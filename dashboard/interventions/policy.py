@@ -7,7 +7,7 @@ from django.core.cache import cache
 
 from dashboard.accounts.models import teams_of
 from dashboard.accounts.roles import MANAGER, RANK, SUPERVISOR, user_role
-from dashboard.live.feed import live_calls
+from dashboard.live.publish import live_calls
 from dashboard.shared.cache_keys import AGENT_TEAMS_KEY
 
 ABSENT_KEY = "interventions:absent:{}"  # "monitor" / "agent-status": the service lacks it

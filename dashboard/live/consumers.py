@@ -29,7 +29,7 @@ from dashboard.shared.close_codes import CLOSE_FORBIDDEN, CLOSE_SIGNED_OUT
 from dashboard.shared.groups import ALERTS, FLOOR_CHARTS, LIVE_GROUP, STATUS_GROUP
 
 from . import fanout
-from .feed import LIVE_VIEW, Shows
+from .audiences import LIVE_VIEW, Shows
 from .handshake import in_thread
 
 WAITING = (

@@ -11,8 +11,9 @@ from dashboard.accounts.roles import WALLBOARD, role_required
 from dashboard.shared.cache_keys import TEAMS_KEY
 from dashboard.shared.today import start_of_today
 
+from .audiences import LIVE_VIEW, Shows
 from .explain import panels
-from .feed import LIVE_VIEW, Shows, rendered_floor
+from .publish import rendered_floor
 from .render import STATE_LOOK
 
 

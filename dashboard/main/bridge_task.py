@@ -69,9 +69,9 @@ def socket_url(base_url: str) -> str:
 
 
 def live_feed(state: LiveState, **options) -> LiveFeed:
-    """The live feed, with the wallboard's panels riding along in its pushes and each
-    changed agent's tile handed to the agent pages."""
-    return LiveFeed(state, render_panels=panels.render, on_tiles=TilePublisher(), **options)
+    """The live feed, with its subscribers: the wallboard's panels riding along in its
+    pushes, and the agent pages, handed each changed agent's tile."""
+    return LiveFeed(state, subscribers=(panels.Panels(), TilePublisher()), **options)
 
 
 class Sinks:
@@ -139,7 +139,7 @@ def alert_figures() -> dict:
 
 def queue_plans(feed: LiveFeed) -> dict:
     """Each queue's name and goal, as the inbound board last handed them to the feed."""
-    return (feed.figures.get("inbound") or {}).get("queues") or {}
+    return (feed.inbox.figures.get("inbound") or {}).get("queues") or {}
 
 
 async def run_bridge(stop: asyncio.Event):
@@ -159,11 +159,11 @@ async def run_bridge(stop: asyncio.Event):
         # Browsers ignore pushes not newer than theirs: go on from the last published version
         # (a previous leader's, or this process's before a restart).
         published = await cache.aget(SNAPSHOT_KEY)
-        feed.version = published[0] if published else 0
+        feed.publisher.version = published[0] if published else 0
         journal = Journal()
         notifier = Notifier()
         # After the feed: the engine reads the state the feed has just changed.
-        watch = AlertWatch(feed, notifier=notifier, outside=alert_figures)
+        watch = AlertWatch(feed.inbox, notifier=notifier, outside=alert_figures)
         # The floor replay's recorder: after the feed, whose state it copies.
         recorders = [FloorRecorder(state)] if settings.REPLAY_RECORD else []
         replay = [work for r in recorders for work in (r.run(stop), run_purge(stop))]

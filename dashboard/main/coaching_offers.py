@@ -9,9 +9,9 @@ import asyncio
 import logging
 
 from dashboard.alerts import offers
-from dashboard.live.feed import live_calls
 from dashboard.live.handshake import in_thread
 from dashboard.live.names import agent_names
+from dashboard.live.publish import live_calls
 from dashboard.quality.models import CoachingAlert
 from dashboard.shared.aio import pause
 

@@ -2,9 +2,9 @@
 
 from django.template.loader import render_to_string
 
-from dashboard.live.feed import live_calls
 from dashboard.live.groups import push_html
 from dashboard.live.names import agent_names
+from dashboard.live.publish import live_calls
 
 from .metrics import open_alert_counts
 from .pages import qa_context

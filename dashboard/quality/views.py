@@ -10,8 +10,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from dashboard.accounts.roles import MANAGER, SUPERVISOR, role_required
-from dashboard.live.feed import live_calls
 from dashboard.live.names import agent_names
+from dashboard.live.publish import live_calls
 from dashboard.shared.export import wants_csv
 
 from . import exports

@@ -9,9 +9,9 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.utils.html import format_html
 
-from dashboard.live.feed import floor_parts
 from dashboard.live.render import Renderer
 from dashboard.live.state import LiveState
+from dashboard.live.view import floor_parts
 from dashboard.shared import summaries
 from dashboard.upstream import contract as c
 from dashboard.upstream import history as h

@@ -9,9 +9,9 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 
-from dashboard.live.feed import floor_parts
 from dashboard.live.render import Renderer
 from dashboard.live.state import LiveState
+from dashboard.live.view import floor_parts
 from dashboard.shared import summaries
 
 from .codec import at, event_of, state_of, unpack, unpack_events, us

@@ -14,8 +14,8 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.html import format_html
 
+from dashboard.live.audiences import wallboard
 from dashboard.live.consumers import LiveConsumer
-from dashboard.live.feed import wallboard
 from dashboard.live.handshake import in_thread
 from dashboard.shared import metrics
 from dashboard.shared.cache_keys import alerts_key

@@ -1,5 +1,6 @@
 """The wallboard's own panels (campaign progress, QA leaderboard, open coaching alerts),
-rendered once per change by the live feed and fanned out to the wallboards that show them.
+rendered once per change as parts of the live feed's pushes (`Panels`, which the
+composition root subscribes to the feed) and fanned out to the wallboards that show them.
 
 Each panel is a top-level element with a stable id, swapped out of band like the live
 view's fragments, and rendered on its own: a link is sent only the panels it was made with.
@@ -9,6 +10,7 @@ The figures are named with their denominators and windows on screen.
 from django.template.loader import render_to_string
 
 from dashboard.live.render import ascii_html
+from dashboard.live.subscribers import Board, Subscriber
 from dashboard.quality.metrics import MOST_SEVERE_FIRST
 from dashboard.reports.metrics import campaign_row
 from dashboard.upstream import contract as c
@@ -38,3 +40,10 @@ def render(campaigns: list[c.Campaign], figures: dict, names: dict[str, str]) ->
         panel: ascii_html(render_to_string("wallboard/_panels.html", {**context, "panel": panel}))
         for panel in ("campaigns", "qa", "alerts")
     }
+
+
+class Panels(Subscriber):
+    """The panels as parts of every live push: each wallboard is sent those it shows."""
+
+    def parts(self, board: Board) -> dict[str, str]:
+        return render(board.campaigns, board.figures, board.names)

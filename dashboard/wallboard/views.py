@@ -11,8 +11,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from dashboard.accounts.roles import MANAGER, role_required
+from dashboard.live.audiences import wallboard
 from dashboard.live.browser import browser_config
-from dashboard.live.feed import rendered_floor, wallboard
+from dashboard.live.publish import rendered_floor
 
 from .build import build_id
 from .forms import LinkForm, initial

@@ -84,7 +84,8 @@ async def test_a_dropped_message_is_made_good_from_the_cache(feed, bob):
         timeout=None,
     )
     await sync_to_async(cache.set)(tiles.VERSION_KEY, version + 1, None)
-    feed.on_tiles.version = version + 1  # the next message follows the dropped one
+    publisher = next(s for s in feed.publisher.subscribers if isinstance(s, tiles.TilePublisher))
+    publisher.version = version + 1  # the next message follows the dropped one
     feed.event(status_event(2, "a2", "on_call"))  # not this page's agent, but a gap
     resent = await tile_of(ws, "a1")
     assert 'data-state="paused"' in resent
@@ -109,7 +110,7 @@ async def test_a_thousand_agents_tiles_evict_nothing_else_from_the_cache():
     else it holds (the service's organisation, which webhook processing waits for)."""
     await sync_to_async(cache.set)("dashboard:organization-probe", "org-a", None)
     shown = {f"a{i}": f'<div id="agent-a{i}"></div>' for i in range(1000)}
-    await tiles.TilePublisher()(shown, True)
+    await tiles.TilePublisher().on_tiles(shown, True)
     assert await sync_to_async(cache.get)("dashboard:organization-probe") == "org-a"
     kept = await sync_to_async(lambda: {a: tiles.current(a)[1] for a in shown})()
     assert kept == shown

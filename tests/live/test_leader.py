@@ -96,10 +96,10 @@ async def test_it_publishes_nothing_when_a_frozen_leader_wakes_past_its_lease(re
         runs.append(1)
         if len(runs) == 1:
             feed = LiveFeed(LiveState(UTC))
-            await feed.push(Changes(full=True))  # version 1, under the lease
+            await feed.publisher.publish(Changes(full=True))  # version 1, under the lease
             pushed.set()
             time.sleep(TTL)  # the whole process freezes (a stalled VM, a long GC)
-            await feed.push(Changes(full=True))  # the first thing it does on waking
+            await feed.publisher.publish(Changes(full=True))  # the first thing it does on waking
         await work_stop.wait()
 
     run = asyncio.ensure_future(lead(work, stop, Lease(client, KEY, ttl=TTL)))

@@ -91,7 +91,7 @@ async def test_it_coalesces_a_burst_into_one_push_with_the_newest_state(feed, bo
 async def test_it_resends_the_whole_view_after_a_dropped_push(feed, bob):
     ws = await connect(bob)
     await ws.receive_from(timeout=2)
-    feed.version += 1  # as if a push had been dropped on the way to this socket
+    feed.publisher.version += 1  # as if a push had been dropped on the way to this socket
     feed.event(status_event(1, "a2", "paused"))
     resent = await ws.receive_from(timeout=2)
     assert '<div id="agents" class="agents">' in resent and 'data-state="paused"' in resent

@@ -12,13 +12,10 @@ from django.core.cache import cache
 
 from dashboard.accounts import scope
 from dashboard.accounts.models import Preferences
-from dashboard.live.feed import (
-    KPI_EVERY_S,
-    LIVE_VIEW,
-    TEAM_SETS_EVERY_S,
-    Shows,
-)
+from dashboard.live.audiences import LIVE_VIEW, Shows
+from dashboard.live.publish import TEAM_SETS_EVERY_S
 from dashboard.live.state import Changes, LiveState
+from dashboard.live.view import KPI_EVERY_S
 from dashboard.shared.cache_keys import SNAPSHOT_KEY, TEAM_SETS_KEY, TEAMS_KEY
 from dashboard.testing.feeds import Events, running_feed
 from dashboard.testing.processes import let_pass
@@ -85,8 +82,8 @@ def test_the_feed_renders_each_team_sets_strip_once_per_push(db):
 
     feed = live_feed(LiveState(UTC), tick=0.1, heartbeat=60)
     feed.snapshot(FLOOR, [])
-    feed.team_sets = {("Sales North", "Support"), SUPPORT}
-    parts = feed.render_changes(Changes(full=True))
+    feed.view.team_sets = {("Sales North", "Support"), SUPPORT}
+    parts = feed.view.render_changes(Changes(full=True))
     floor, mine = parts["kpis"], parts["kpis@Sales North,Support"]
     assert strip(floor) == "" and 'aria-label="Key figures: whole floor"' in floor
     assert strip(mine) == "Sales North, Support"
@@ -101,14 +98,14 @@ def test_the_feed_renders_each_team_sets_strip_once_per_push(db):
     assert strip(frame) == "Support" and 'id="agent-w1"' in frame
     assert strip(LIVE_VIEW.compose(parts)) == ""
     # A set no page shows any more is rendered no more.
-    feed.team_sets = {SUPPORT}
+    feed.view.team_sets = {SUPPORT}
     let_pass(KPI_EVERY_S, "the strips are rendered at most this often")
     events = Events()
     feed.event(events.agent(1, "s1", "paused", team="Support"))
-    parts = feed.render_changes(Changes(agents={"s1"}, kpis=True))
+    parts = feed.view.render_changes(Changes(agents={"s1"}, kpis=True))
     assert {k for k in parts if k.startswith("kpis")} == {"kpis", "kpis@Support"}
     assert kpi(parts["kpis@Support"], "paused") == 1
-    assert "kpis@Sales North,Support" not in feed.full_parts()
+    assert "kpis@Sales North,Support" not in feed.view.full_parts()
 
 
 # ---- The sockets -----------------------------------------------------------------------------

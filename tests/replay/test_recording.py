@@ -156,13 +156,13 @@ def test_the_replay_renders_the_live_views_own_fragments():
     when = T0 + timedelta(seconds=20)
     moment = reader.state_at(when)
     feed = LiveFeed(moment.state)
-    feed.render_changes(feed.pending)
+    feed.view.render_changes(feed.inbox.pending)
     figures = {
         "service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S,
         **dict.fromkeys(reader.FIGURES),
     }
-    feed.kpi_html = {(): feed.render.kpis(moment.state, figures, when)}  # the whole floor
-    live_parts = feed.full_parts()
+    feed.view.kpi_html = {(): feed.view.render.kpis(moment.state, figures, when)}  # the whole floor
+    live_parts = feed.view.full_parts()
     stamp = re.compile(r' data-seq="[^"]*" data-emitted="[^"]*"')
     replayed = reader.parts_at(moment)
     for part in ("agents", "calls", "queues", "kpis"):

@@ -75,13 +75,13 @@ def test_a_replayed_moment_shows_who_was_listening_as_the_live_view_did(at_s):
     when = T0 + timedelta(seconds=at_s)
     moment = reader.state_at(when)
     feed = LiveFeed(moment.state)
-    feed.render_changes(feed.pending)
+    feed.view.render_changes(feed.inbox.pending)
     figures = {
         "service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S,
         **dict.fromkeys(reader.FIGURES),
     }
-    feed.kpi_html = {(): feed.render.kpis(moment.state, figures, when)}
-    live_parts = feed.full_parts()
+    feed.view.kpi_html = {(): feed.view.render.kpis(moment.state, figures, when)}
+    live_parts = feed.view.full_parts()
     stamp = re.compile(r' data-seq="[^"]*" data-emitted="[^"]*"')
     replayed = reader.parts_at(moment)
     for part in ("agents", "calls"):

@@ -106,7 +106,7 @@ def test_it_puts_ai_dialing_and_the_ai_share_of_todays_calls_in_the_header():
     from dashboard.testing.feeds import Events
 
     feed, events = LiveFeed(LiveState(ZoneInfo("UTC"))), Events()
-    assert "AI status unknown · no calls ended today" in unescape(feed.upstream_html())
+    assert "AI status unknown · no calls ended today" in unescape(feed.view.upstream_html())
     for event in (
         events.started(0, "c1", ai=True),
         events.started(1, "c2", "a1"),
@@ -117,10 +117,10 @@ def test_it_puts_ai_dialing_and_the_ai_share_of_todays_calls_in_the_header():
     ):
         feed.event(event)
     feed.ai_status(True)
-    shown = unescape(feed.upstream_html())  # as the browser reads it
+    shown = unescape(feed.view.upstream_html())  # as the browser reads it
     assert "AI dialing on · 33.3% of today's calls AI-handled" in shown
     feed.ai_status(False)
-    assert 'data-enabled="off"' in feed.upstream_html()
+    assert 'data-enabled="off"' in feed.view.upstream_html()
 
 
 @pytest.mark.django_db(transaction=True)

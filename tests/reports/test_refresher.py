@@ -57,7 +57,7 @@ async def test_it_keeps_the_last_good_copy_and_says_what_failed(
         await refresher.refresh()
         good = {name: await load(name) for name in summaries.NAMES}
         assert all(e["fetched_at"] and not e["error"] for e in good.values())
-        assert feed.ai_enabled is True and feed.render.campaigns
+        assert feed.inbox.ai_enabled is True and feed.inbox.campaign_names
 
         (control, body), expected = FAULTS[fault]
         await asyncio.to_thread(simulator.control, control, **body)
@@ -70,7 +70,7 @@ async def test_it_keeps_the_last_good_copy_and_says_what_failed(
             assert entry["failed_at"] > entry["fetched_at"]
         campaigns = await load("campaigns")
         assert "GET /campaigns" in campaigns["error"] and expected in campaigns["error"]
-        assert feed.ai_enabled is True  # the header keeps the last known AI status
+        assert feed.inbox.ai_enabled is True  # the header keeps the last known AI status
 
         await asyncio.sleep(2.3)  # past twice the interval
         assert (await load("campaigns"))["stale"]

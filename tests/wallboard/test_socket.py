@@ -103,7 +103,7 @@ async def test_a_kpi_only_link_is_sent_the_kpis_and_nothing_else(feed):
     feed.set_figures({**LEADERS, "open_alerts": {"critical": 2}})
     pushed = await received(ws)
     assert pushed and all('id="kpis"' in frame for frame in pushed)
-    assert feed.panel_html["qa"].count("Ada Lovelace") == 1  # the feed did render the panels
+    assert feed.view.panel_html["qa"].count("Ada Lovelace") == 1  # the feed did render the panels
     for frame in [view, *pushed]:
         for absent in ('id="agent', "Agent a1", "Ada Lovelace", "call-9", "calls-list"):
             assert absent not in frame
@@ -134,7 +134,7 @@ async def test_it_fans_out_campaigns_and_figures_to_wallboards_only(feed, bob):
 async def test_it_resends_the_whole_board_after_a_dropped_push(feed):
     link = await sync_to_async(make_link)(panels=["agents", "qa"])
     ws, _ = await open_board(link)
-    feed.version += 1  # as if a push had been dropped on the way to this socket
+    feed.publisher.version += 1  # as if a push had been dropped on the way to this socket
     feed.event(c.Event("agent.status", "org", 1, T0, c.AgentChanged(agent("a2", "paused"))))
     view = await ws.receive_from(timeout=2)
     assert '<div id="agents" class="agents">' in view and 'data-state="paused"' in view

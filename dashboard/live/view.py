@@ -1,0 +1,194 @@
+"""The floor as the pages show it: each fragment rendered once per change and kept.
+
+A push carries only the fragments that changed; the kept ones make the whole view, which
+is cached for every socket that (re)connects or sees a jump (publish.py). The KPI strip
+changes with nearly every event (4 KB in every push otherwise), so it is rendered at most
+every KPI_EVERY_S, and the header's status only when it changed.
+"""
+
+import time
+
+from django.utils.html import format_html
+
+from .audiences import kpis_part
+from .changed import render_changed
+from .inbox import Inbox, now
+from .render import Renderer
+from .state import Changes, ai_share_pct
+from .subscribers import Board, Subscriber
+
+# The KPI strip is rendered and sent at most this often; a change in between goes out when
+# this much has passed.
+KPI_EVERY_S = 0.25
+
+
+class FloorView:
+    def __init__(self, inbox: Inbox, *, heartbeat: float, subscribers: tuple[Subscriber, ...] = ()):
+        self.inbox = inbox  # what is rendered: the state, the figures, the statuses, the campaigns
+        self.heartbeat = heartbeat
+        self.subscribers = subscribers  # their own parts ride along (the wallboard's panels)
+        self.render = Renderer()
+        self.agent_html: dict[str, str] = {}
+        self.call_html: dict[str, str] = {}
+        self.queue_html: dict[str, str] = {}
+        self.kpi_html: dict[tuple, str] = {}  # team set (() the whole floor) -> its KPI strip
+        self.team_sets: set[tuple[str, ...]] = set()  # the team sets pages show (accounts/scope.py)
+        self.panel_html: dict[str, str] = {}  # the subscribers' parts
+        self._board_drawn = False  # whether the subscribers' parts were asked for yet
+        self.changed_html = ""  # "What changed", from the figure `what_changed`
+        self._changed_from = None  # the figure it was rendered from
+        self._status_pushed: tuple = ("", 0.0)  # (html, when) last carried by a push
+        self._status_html: tuple = (None, "")  # (status view, its html) last rendered
+        self._kpis_at = 0.0  # when the KPI strip was last rendered
+        self.kpis_due: float | None = None  # a KPI change waits for its turn until then
+
+    def render_changes(self, changes: Changes) -> dict[str, str]:
+        """Render what changed once, into the fragments kept for the full view. Returns the
+        parts to push ("" where nothing changed), or the full view's when everything did."""
+        state = self.inbox.state
+        stamps = self.inbox.stamps
+        self.render.campaigns = self.inbox.campaign_names
+        agents, calls, queues = [], [], []
+        if changes.full:
+            self.agent_html = {
+                a: self.render.agent(state, x, stamps.get(a)) for a, x in state.agents.items()
+            }
+            self.call_html = {k: self.render.call(state, x) for k, x in state.calls.items()}
+            self.queue_html = {
+                k: self.render.queue(x, self.queue_plan(k)) for k, x in state.queues.items()
+            }
+        else:
+            for agent_id in changes.agents:
+                agent = state.agents.get(agent_id)
+                if agent:
+                    self.agent_html[agent_id] = self.render.agent(
+                        state, agent, stamps.get(agent_id)
+                    )
+                    agents.append(self.agent_html[agent_id])
+            for call_id in changes.removed_calls:
+                self.call_html.pop(call_id, None)
+                calls.append(self.render.removed_call(call_id))
+            for call_id in changes.calls:
+                call = state.calls.get(call_id)
+                if call:
+                    self.call_html[call_id] = self.render.call(state, call)
+                    calls.append(self.call_html[call_id])
+            for queue_id in changes.queues:
+                plan = self.queue_plan(queue_id)
+                self.queue_html[queue_id] = self.render.queue(state.queues[queue_id], plan)
+                queues.append(self.queue_html[queue_id])
+        kpis = self.render_kpis(changes)
+        panels = {**self.render_board(changes), **self.render_changed()}
+        if changes.full:
+            return self.full_parts()
+        parts = {
+            "agents": "".join(agents),
+            "calls": "".join(calls),
+            "queues": "".join(queues),
+            **kpis,
+            **panels,
+        }
+        parts["status"] = self.status_part(any(parts.values()))
+        return parts
+
+    def tiles(self, changes: Changes) -> dict[str, str]:
+        """The changed agents' tiles as just rendered (every agent's when all changed)."""
+        shown = self.agent_html if changes.full else changes.agents
+        return {a: self.agent_html[a] for a in shown if a in self.agent_html}
+
+    def queue_plan(self, queue_id: str) -> dict | None:
+        """A queue's own target, goal, service level and hours (the inbound side's figures)."""
+        return ((self.inbox.figures.get("inbound") or {}).get("queues") or {}).get(queue_id)
+
+    def render_kpis(self, changes: Changes) -> dict[str, str]:
+        """The KPI strips that changed (the whole floor's and each team set's in use, by
+        part name), at most every KPI_EVERY_S; a team set new in use at once. They are
+        re-rendered even without events: states under way count up to now (the heartbeat
+        keeps them right on a quiet floor)."""
+        clock = time.monotonic()
+        new_set = not self.team_sets <= self.kpi_html.keys()
+        if not changes.full and not new_set and clock - self._kpis_at < KPI_EVERY_S:
+            if changes.kpis and self.kpis_due is None:
+                self.kpis_due = self._kpis_at + KPI_EVERY_S  # the run loop wakes for it
+            return {}
+        self._kpis_at, self.kpis_due = clock, None
+        strips = self.render.kpi_strips(self.inbox.state, self.inbox.figures, now(), self.team_sets)
+        changed = {kpis_part(t): h for t, h in strips.items() if h != self.kpi_html.get(t)}
+        self.kpi_html = strips
+        return changed
+
+    def status_part(self, busy: bool) -> str:
+        """The header's status, in a push when it changed, in every push with nothing else,
+        and at least once a heartbeat: every page hears from the feed that often."""
+        html, when = self._status_pushed
+        current, clock = self.upstream_html(), time.monotonic()
+        if current == html and busy and clock - when < self.heartbeat:
+            return ""
+        self._status_pushed = (current, clock)
+        return current
+
+    def render_board(self, changes: Changes) -> dict[str, str]:
+        """The subscribers' parts that changed (all of them the first time)."""
+        if not (changes.board or changes.full or not self._board_drawn):
+            return {}
+        self._board_drawn = True
+        agents = self.inbox.state.agents.values()
+        board = Board(
+            self.inbox.campaign_rows, self.inbox.figures, {a.agent_id: a.name for a in agents}
+        )
+        rendered = {k: v for s in self.subscribers for k, v in s.parts(board).items()}
+        changed = {k: v for k, v in rendered.items() if v != self.panel_html.get(k)}
+        self.panel_html = rendered
+        return changed
+
+    def render_changed(self) -> dict[str, str]:
+        """The "What changed" panel, when the bridge's evaluation handed a new one."""
+        what = self.inbox.figures.get("what_changed")
+        if self.changed_html and what is self._changed_from:
+            return {}
+        self._changed_from, html = what, render_changed(what)
+        changed = html != self.changed_html
+        self.changed_html = html
+        return {"changed": html} if changed else {}
+
+    def upstream_html(self) -> str:
+        """The header's status, rendered again only when it changed (every push carries it
+        to the snapshot, most pushes to the browsers too)."""
+        view = self.status_view()
+        if view != self._status_html[0]:
+            self._status_html = (view, self.render.upstream(view))
+        return self._status_html[1]
+
+    def status_view(self) -> dict:
+        """The header's status: the feed's freshness and the AI's part in today's calls."""
+        return {
+            **self.inbox.upstream,
+            "ai_enabled": self.inbox.ai_enabled,
+            "ai_share_pct": ai_share_pct(self.inbox.state.day.totals),
+        }
+
+    def full_parts(self) -> dict[str, str]:
+        """The whole view as out-of-band containers: what a (re)connecting browser gets."""
+        return {
+            **floor_parts(self.agent_html, self.call_html, self.queue_html),
+            **{kpis_part(teams): html for teams, html in self.kpi_html.items()},
+            **self.panel_html,
+            "changed": self.changed_html,
+            "status": self.upstream_html(),
+        }
+
+
+def floor_parts(agents: dict, calls: dict, queues: dict) -> dict[str, str]:
+    """The live view's containers around its rendered rows (the floor replay's too); the
+    KPI strips are parts of their own, one per team set."""
+    empty = '<li class="empty">{}</li>'
+    calls = "".join(calls.values()) or format_html(empty, "No calls right now")
+    queues = "".join(queues.values()) or format_html(empty, "No queue figures yet")
+    return {
+        "agents": "".join(['<div id="agents" class="agents">', *agents.values(), "</div>"]),
+        # Scrollable lists: reachable by keyboard, and named (WCAG 2.1.1, 4.1.2)
+        "calls": f'<ul id="calls-list" class="rows" tabindex="0" aria-label="Live calls">'
+        f"{calls}</ul>",
+        "queues": f'<ul id="queues-list" class="rows" tabindex="0" aria-label="Queues">'
+        f"{queues}</ul>",
+    }

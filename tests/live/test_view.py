@@ -1,0 +1,83 @@
+"""The feed's view on its own: what changed rendered once into the parts of a push, the
+whole view kept beside them, and a subscriber's parts asked for only when they may have
+changed (no loop, no cache, no layer)."""
+
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from dashboard.live.inbox import Inbox
+from dashboard.live.state import LiveState
+from dashboard.live.subscribers import Subscriber
+from dashboard.live.view import FloorView
+from dashboard.testing.feeds import T0, Events
+from dashboard.upstream import contract as c
+
+
+class Board(Subscriber):
+    """A subscriber whose one part names the campaigns it was rendered from."""
+
+    def __init__(self):
+        self.asked = 0
+
+    def parts(self, board):
+        self.asked += 1
+        names = ", ".join(x.name for x in board.campaigns) or "none"
+        return {"board": f'<p id="board">{names} · {len(board.names)} agents</p>'}
+
+
+@pytest.fixture
+def subscriber():
+    return Board()
+
+
+@pytest.fixture
+def view(subscriber):
+    inbox = Inbox(LiveState(ZoneInfo("UTC")), figures={"service_level_s": 20})
+    agents = [c.Agent(f"a{i}", f"Agent {i}", "Sales", "available", T0, None) for i in (1, 2)]
+    inbox.snapshot(agents, [])
+    view = FloorView(inbox, heartbeat=60, subscribers=(subscriber,))
+    view.render_changes(inbox.take())  # the first push: the whole view
+    return view
+
+
+def test_the_first_push_is_the_whole_view_with_the_subscribers_parts(view, subscriber):
+    parts = view.full_parts()
+    assert 'id="agent-a1"' in parts["agents"] and 'id="agent-a2"' in parts["agents"]
+    assert parts["board"] == '<p id="board">none · 2 agents</p>' and subscriber.asked == 1
+    assert "No calls right now" in parts["calls"] and parts["status"]
+
+
+def test_a_push_carries_only_the_tiles_that_changed_and_keeps_the_rest(view, subscriber):
+    view.inbox.event(Events().agent(5, "a2", "paused", name="Agent 2"))
+    changes = view.inbox.take()
+    parts = view.render_changes(changes)
+    assert 'id="agent-a2"' in parts["agents"] and 'id="agent-a1"' not in parts["agents"]
+    assert 'data-state="paused"' in parts["agents"]
+    assert parts["calls"] == "" and parts["queues"] == "" and "board" not in parts
+    assert subscriber.asked == 1  # nothing of the board changed: not asked again
+    assert set(view.tiles(changes)) == {"a2"}
+    whole = view.full_parts()["agents"]
+    assert 'id="agent-a1"' in whole and whole.count('data-state="paused"') == 1
+
+
+def test_the_subscribers_parts_go_out_when_the_board_changed_and_only_then(view, subscriber):
+    campaign = c.Campaign("cmp-1", "Spring renewals", "active", "predictive", 200, 50, 20, 5, T0)
+    view.inbox.campaigns([campaign])  # a new name: the whole view, the board with it
+    parts = view.render_changes(view.inbox.take())
+    assert parts["board"] == '<p id="board">Spring renewals · 2 agents</p>'
+    view.inbox.set_figures({"appointments_today": 3})  # the board may have changed; it did not
+    parts = view.render_changes(view.inbox.take())
+    assert subscriber.asked == 3 and "board" not in parts
+    assert view.full_parts()["board"] == '<p id="board">Spring renewals · 2 agents</p>'
+
+
+def test_a_call_that_ended_is_removed_from_the_whole_view(view):
+    events = Events()
+    view.inbox.event(events.started(0, "k1", "a1"))
+    view.render_changes(view.inbox.take())
+    assert 'id="call-k1"' in view.full_parts()["calls"]
+    view.inbox.event(events.ended(30, "k1", 30))
+    parts = view.render_changes(view.inbox.take())
+    assert 'id="call-k1" hx-swap-oob="delete"' in parts["calls"]
+    assert "No calls right now" in view.full_parts()["calls"]
