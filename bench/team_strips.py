@@ -3,7 +3,7 @@
 `python -m bench.team_strips` builds a floor of 1,000 agents in 20 teams with 400 calls,
 then times the feed's KPI render (the whole floor's strip, then with 10 team sets of one to
 three teams each) and the frame each audience is sent. Prints milliseconds per render:
-the feed renders the strips at most every 0.25 s (feed.KPI_EVERY_S). docs/accessibility.md
+the feed renders the strips at most every 0.25 s (view.KPI_EVERY_S). docs/accessibility.md
 "My floor" records a run.
 """
 
@@ -70,7 +70,7 @@ def report(what, ms):
 def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
-    from dashboard.live.feed import LIVE_VIEW, Shows
+    from dashboard.live.audiences import LIVE_VIEW, Shows
     from dashboard.live.render import Renderer
     from dashboard.live.state import Changes, LiveState
 
@@ -91,16 +91,16 @@ def main():
 
     feed = live_feed(LiveState(UTC), tick=0.1, heartbeat=60)
     feed.snapshot(agents, calls)
-    feed.team_sets = set(sets)
-    parts = feed.render_changes(Changes(full=True))
+    feed.view.team_sets = set(sets)
+    parts = feed.view.render_changes(Changes(full=True))
     audiences = [LIVE_VIEW, *(Shows(LIVE_VIEW.parts, t) for t in sets)]
     report(
         f"framing a full view for {len(audiences)} audiences",
         timed(lambda: [a.compose(parts) for a in audiences]),
     )
-    time.sleep(0.3)  # past feed.KPI_EVERY_S: the next push carries the strips
+    time.sleep(0.3)  # past view.KPI_EVERY_S: the next push carries the strips
     feed.event(c_event(agents[5]))
-    parts = feed.render_changes(Changes(agents={agents[5].agent_id}, kpis=True))
+    parts = feed.view.render_changes(Changes(agents={agents[5].agent_id}, kpis=True))
     report(
         f"framing a push (one tile, the strips) for {len(audiences)} audiences",
         timed(lambda: [a.compose(parts) for a in audiences]),

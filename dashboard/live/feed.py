@@ -18,10 +18,9 @@ import time
 from dashboard.shared.aio import pause
 from dashboard.upstream import contract as c
 
-from .audiences import LIVE_VIEW, Shows  # noqa: F401 (bench/team_strips.py imports them here)
 from .inbox import Inbox
 from .publish import Publisher
-from .state import Changes, LiveState
+from .state import LiveState
 from .subscribers import Subscriber
 from .view import FloorView
 
@@ -87,15 +86,3 @@ class LiveFeed:
                 log.exception("live push failed; the next one resends what changed")
                 self.inbox.keep(changes)
             last = time.monotonic()
-
-    # ---- The view's, for rendering without pushing (bench/team_strips.py) ----------------------
-    @property
-    def team_sets(self) -> set[tuple[str, ...]]:
-        return self.view.team_sets
-
-    @team_sets.setter
-    def team_sets(self, sets: set[tuple[str, ...]]):
-        self.view.team_sets = sets
-
-    def render_changes(self, changes: Changes) -> dict[str, str]:
-        return self.view.render_changes(changes)
