@@ -10,7 +10,7 @@ import httpx
 import pytest
 import socketio
 
-from dashboard.testing.processes import let_pass, wait_until
+from dashboard.testing.processes import await_until, let_pass, wait_until
 from dashboard.testing.receiver import Receiver
 
 
@@ -210,9 +210,10 @@ def refusals(client):
     return said
 
 
-async def listen(sim, email=None, room=None, seconds=1.5, token=None, joined=None):
-    """(the join's answer, the events heard for `seconds` after it); `joined`, an
-    asyncio.Event, is set once the room is joined: what is sent before reaches no one."""
+async def listen(sim, email=None, room=None, seconds=1.5, token=None, joined=None, until=None):
+    """(the join's answer, the events heard for `seconds` after it, or until `until(events)`
+    holds, within `seconds`); `joined`, an asyncio.Event, is set once the room is joined:
+    what is sent before reaches no one."""
     token = token or sim.sign_in(email)["access_token"]
     client = socketio.AsyncClient(reconnection=False)
     events = []
@@ -223,7 +224,10 @@ async def listen(sim, email=None, room=None, seconds=1.5, token=None, joined=Non
     ack = await client.call("join", {"room": room or f"org:{sim.org_a}"}, timeout=5)
     if joined:
         joined.set()
-    await asyncio.sleep(seconds)
+    if until:
+        await await_until(lambda: until(events), seconds, "the events awaited")
+    else:
+        await asyncio.sleep(seconds)
     await client.disconnect()
     return ack, events
 
@@ -359,7 +363,11 @@ async def test_it_injects_bad_events_on_command(simulator):
         for name in ("skip-seq", "malformed-event", "foreign-event"):
             await asyncio.to_thread(simulator.control, name)
 
-    (_, events), _ = await asyncio.gather(listen(simulator, seconds=1.5, joined=joined), poke())
+    def foreign_heard(events):
+        return any(d.get("organization_id") == simulator.org_b for _, d in events)
+
+    heard = listen(simulator, seconds=30, joined=joined, until=foreign_heard)
+    (_, events), _ = await asyncio.gather(heard, poke())
     [malformed] = [d for _, d in events if "agent_id" in d and not isinstance(d["agent_id"], str)]
     [foreign] = [d for _, d in events if d["organization_id"] == simulator.org_b]
     assert malformed["seq"] == before["seq"][simulator.org_a] + 2  # one number skipped
