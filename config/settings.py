@@ -144,6 +144,7 @@ INSTALLED_APPS = [
     "csp",
     "axes",
     "dashboard.accounts",
+    "dashboard.states",
     "dashboard.live",
     "dashboard.quality",
     "dashboard.reports",
