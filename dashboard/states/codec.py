@@ -95,23 +95,39 @@ def encode(start: datetime, entries: Iterable[Entry]) -> bytes:
     return zlib.compress(json.dumps(rows, separators=(",", ":")).encode(), LEVEL)
 
 
-def decode(start: datetime, blob) -> list[Entry]:
-    out, since, call = [], us(start), None
+def raw(start: datetime, blob):
+    """Each entry as (since, state, call, shown, late, extra), times in microseconds: what
+    a reader of many rows walks before it builds the few entries it keeps."""
+    since, call = us(start), None
     for row in json.loads(zlib.decompress(bytes(blob))):
         since += row[0]
-        if len(row) > 2 and row[2] != 0:
+        n = len(row)
+        if n > 2 and row[2] != 0:
             call = row[2]
-        shown = row[3] if len(row) > 3 else 0
+        shown = row[3] if n > 3 else 0
         late = isinstance(shown, list)
-        extra = row[4] if len(row) > 4 else None
-        who = None
-        if extra is not None and extra.keys() - {"u", "o"}:
-            who = (extra.get("n", ""), extra.get("t", ""), extra.get("p"), extra.get("b"))
-        moment = since + (shown[0] if late else shown)
-        known = not (extra and extra.get("u"))
-        order = extra.get("o", 0) if extra else 0
-        out.append(Entry(at(since), row[1], call, at(moment), late, who, known, order))
-    return out
+        yield (
+            since,
+            row[1],
+            call,
+            since + (shown[0] if late else shown),
+            late,
+            row[4] if n > 4 else None,
+        )
+
+
+def entry(r: tuple) -> Entry:
+    since, state, call, moment, late, extra = r
+    who = None
+    if extra and extra.keys() - {"u", "o"}:
+        who = (extra.get("n", ""), extra.get("t", ""), extra.get("p"), extra.get("b"))
+    known = not (extra and extra.get("u"))
+    order = extra.get("o", 0) if extra else 0
+    return Entry(at(since), state, call, at(moment), late, who, known, order)
+
+
+def decode(start: datetime, blob) -> list[Entry]:
+    return [entry(r) for r in raw(start, blob)]
 
 
 def agent_of(agent_id: str, x: Entry, who: tuple | None) -> c.Agent:

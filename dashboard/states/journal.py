@@ -28,7 +28,7 @@ class StateJournal:
         self.dirty: set[tuple] = set()  # stretches changed since they were last written
         self.last: dict[str, c.Agent] = {}  # each agent on the floor as last noted
         self.window: datetime | None = None  # the stretch of the newest entry
-        self.openings: list[Opening] = []  # noted, to write
+        self.openings: list[tuple] = []  # (start, agents) noted, to write
         self.whole_at: datetime | None = None  # the replay's last whole state
         self.shown: tuple = (None, 0)  # the moment of the last event, and events shown then
 
@@ -43,7 +43,7 @@ class StateJournal:
         for agent in [a for a_id, a in self.last.items() if a_id not in fresh]:
             self._note(agent, at, gone=True)
         self.last = fresh  # in the service's order, as the live state has them now
-        self.openings.append(Opening(start=at, agents=codec.pack_opening(agents)))
+        self.openings.append((at, list(agents)))
 
     def event(self, event: c.Event):
         """Every event of the floor: an agent's change is noted; the others count towards
@@ -94,8 +94,7 @@ class StateJournal:
 
     def _open(self, window: datetime):
         if self.window is not None and window > self.window and self.last:
-            agents = codec.pack_opening(self.last.values())
-            self.openings.append(Opening(start=window, agents=agents))
+            self.openings.append((window, list(self.last.values())))
         self.window = max(window, self.window or window)
 
     # ---- Writing ------------------------------------------------------------------------------
@@ -164,5 +163,7 @@ def write(work: tuple) -> list:
         table = AgentStates._meta.db_table
         with connection.cursor() as cursor:
             cursor.executemany(f"UPDATE {table} SET states = %s WHERE id = %s", updates)
-    Opening.objects.bulk_create(openings)
+    Opening.objects.bulk_create(
+        [Opening(start=start, agents=codec.pack_opening(agents)) for start, agents in openings]
+    )
     return [(s, pk or ids[id(s)], blob, taken) for s, pk, blob, taken in written]

@@ -5,7 +5,23 @@ exports, the backfill's checks) from that agent's rows, and the whole floor at a
 from collections.abc import Iterable
 from datetime import datetime
 
-from .codec import GONE, WINDOW, Change, Entry, agent_of, decode, encode, unpack_opening, window_of
+from dashboard.upstream import contract as c
+
+from .codec import (
+    GONE,
+    WINDOW,
+    Change,
+    Entry,
+    agent_of,
+    at,
+    decode,
+    encode,
+    entry,
+    raw,
+    unpack_opening,
+    us,
+    window_of,
+)
 from .models import AgentStates, Opening
 
 FIELDS = ("agent_id", "start", "states")
@@ -68,28 +84,46 @@ def floor(whole_at: datetime, until: datetime, day_start: datetime):
         .first()
     )
     base = unpack_opening(opening[1]) if opening else {}
-    since = opening[0] if opening else day_start
-    rows = AgentStates.objects.filter(start__gte=window_of(since), start__lte=window_of(until))
-    noted = []  # (moment, after the whole state at it, row, place, agent id, entry)
+    since = us(opening[0] if opening else day_start)
+    rows = AgentStates.objects.filter(
+        start__gte=window_of(at(since)), start__lte=window_of(until)
+    ).order_by("start", "id")
+    whole, last = us(whole_at), us(until)
+    best: dict[str, tuple] = {}  # agent id -> (key, entry) of its newest change at the state
+    later, said = [], {}  # (key, agent id, entry) after it; agent id -> [(key, who)]
     for pk, agent_id, start, blob in rows.values_list("id", *FIELDS).iterator(chunk_size=500):
-        for n, x in enumerate(decode(start, blob)):
-            if x.at >= since:  # before it: in the opening
-                noted.append((x.at, x.late, pk, n, agent_id, x))
-    noted.sort(key=lambda r: r[:4])
+        for n, r in enumerate(raw(start, blob)):
+            moment, late, extra = r[3], r[4], r[5]
+            if moment < since:  # in the opening
+                continue
+            key = (moment, late, pk, n)
+            if extra and extra.keys() - {"u", "o"}:
+                said.setdefault(agent_id, []).append((key, entry(r).who))
+            if moment < whole or moment == whole and not late:
+                if agent_id not in best or key > best[agent_id][0]:
+                    best[agent_id] = (key, r)
+            elif moment <= last:
+                later.append((key, agent_id, r))
     who = {a: (x.name, x.team, x.pending_status, x.changed_by) for a, x in base.items()}
-    later = []
-    for moment, late, _, _, agent_id, x in noted:
-        if x.who is not None:
-            who[agent_id] = x.who
-        agent = None if x.state == GONE else agent_of(agent_id, x, who.get(agent_id))
-        if moment < whole_at or moment == whole_at and not late:
-            if agent is None:
-                base.pop(agent_id, None)
-            else:
-                base[agent_id] = agent
-        elif moment <= until:
-            later.append((moment, x.order, agent_id, agent))
-    return base, later
+
+    def agent(key, agent_id, r) -> c.Agent | None:
+        x = entry(r)
+        if x.state == GONE:
+            return None
+        told = max(((k, w) for k, w in said.get(agent_id, ()) if k <= key), default=None)
+        return agent_of(agent_id, x, told[1] if told else who.get(agent_id))
+
+    for agent_id, (key, r) in sorted(best.items(), key=lambda kv: kv[1][0]):
+        now = agent(key, agent_id, r)
+        if now is None:
+            base.pop(agent_id, None)
+        else:
+            base[agent_id] = now
+    later.sort(key=lambda x: x[0])
+    return base, [
+        (at(key[0]), entry(r).order, agent_id, agent(key, agent_id, r))
+        for key, agent_id, r in later
+    ]
 
 
 def change_after(when: datetime, stretches: int = 3) -> datetime | None:
