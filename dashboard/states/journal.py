@@ -8,7 +8,8 @@ otherwise). On the event loop it only notes; `take` hands over what to write, `w
 the writer's thread) stores it, and `written` or `failed` says how that went. An agent's
 entries of a stretch go into its row of that stretch, rewritten while the stretch is
 open; the first entry of a new stretch first notes the stretch's opening (every agent on
-the floor as it began, in the live state's order), and so does each reload.
+the floor as it began, in the live state's order), and so does a reload that changes
+that order (the first, or one with agents added or gone).
 """
 
 from datetime import UTC, datetime
@@ -35,15 +36,17 @@ class StateJournal:
     # ---- Noting (on the event loop) -----------------------------------------------------------
     def snapshot(self, agents: list[c.Agent], calls=(), at: datetime | None = None):
         """A reload of the service's truth, shown from `at` (now): agents not in it left.
-        Its opening keeps the floor in the service's order, which the live state takes."""
+        The live state takes the service's order: where that is not the order the floor
+        had, an opening keeps it."""
         at = at or datetime.now(UTC)
-        fresh = {a.agent_id: a for a in agents}
+        fresh, order = {a.agent_id: a for a in agents}, list(self.last)
         for agent in agents:
             self._note(agent, at)
         for agent in [a for a_id, a in self.last.items() if a_id not in fresh]:
             self._note(agent, at, gone=True)
-        self.last = fresh  # in the service's order, as the live state has them now
-        self.openings.append((at, list(agents)))
+        if list(fresh) != order:  # the live state's order changes with it
+            self.openings.append((at, list(agents)))
+        self.last = fresh
 
     def event(self, event: c.Event):
         """Every event of the floor: an agent's change is noted; the others count towards

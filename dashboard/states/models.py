@@ -25,8 +25,8 @@ class AgentStates(models.Model):
 
 class Opening(models.Model):
     """Every agent on the floor and its state as a stretch began, or at a reload of the
-    service's truth (compressed, in the live state's order), so the replay of a moment
-    reads one opening and the rows of its stretch."""
+    service's truth that changed the floor's order (compressed, in the live state's
+    order), so the replay of a moment reads one opening and the rows of its stretch."""
 
     start = models.DateTimeField(db_index=True)
     agents = models.BinaryField()
