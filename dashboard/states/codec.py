@@ -76,7 +76,21 @@ def who_of(agent: c.Agent) -> tuple:
 
 
 def encode(start: datetime, entries: Iterable[Entry]) -> bytes:
-    rows, last, call = [], us(start), None
+    return compress(text_of(rows_of(us(start), None, entries)[0]))
+
+
+def text_of(rows: list) -> str:
+    return json.dumps(rows, separators=(",", ":"))
+
+
+def compress(text: str) -> bytes:
+    return zlib.compress(text.encode(), LEVEL)
+
+
+def rows_of(last: int, call: str | None, entries: Iterable[Entry]) -> tuple[list, int, object]:
+    """The rows of `entries` following an entry since `last` (the row's start: none) with
+    call `call`; and the since and call of the last of them."""
+    rows = []
     for x in entries:
         since = us(x.since)
         shown = [us(x.at) - since] if x.late else us(x.at) - since
@@ -92,7 +106,7 @@ def encode(start: datetime, entries: Iterable[Entry]) -> bytes:
             row.pop()
         rows.append(row)
         last, call = since, x.call_id
-    return zlib.compress(json.dumps(rows, separators=(",", ":")).encode(), LEVEL)
+    return rows, last, call
 
 
 def raw(start: datetime, blob):

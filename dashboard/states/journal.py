@@ -109,8 +109,8 @@ class StateJournal:
         return rows, openings
 
     def written(self, result: list):
-        for stretch, pk, blob, taken in result:  # what arrived meanwhile stays new
-            stretch.pk, stretch.blob = pk, blob
+        for stretch, pk, text, tail, taken in result:  # what arrived meanwhile stays new
+            stretch.pk, stretch.text, stretch.tail = pk, text, tail
             del stretch.new[:taken]
         self._forget()
 
@@ -138,28 +138,36 @@ class StateJournal:
 
 
 class Stretch:
-    """An agent's open row: its id and its list as last written (compressed: the journal
-    holds a few hundred bytes an agent, not every change), and the entries since."""
+    """An agent's open row: its id, its list as last written (as JSON text, so a write
+    appends to it without decoding it: a couple of KB an agent at most) with the since and
+    call of its last entry, and the entries since."""
 
     def __init__(self):
         self.pk: int | None = None
-        self.blob: bytes | None = None
+        self.text: str | None = None
+        self.tail: tuple = (None, None)
         self.new: list[Entry] = []
 
 
 def write(work: tuple) -> list:
     """Writes the stretches' rows and the openings (in the caller's transaction); each
-    stretch's row id, list as written and how many of its new entries that took."""
+    stretch's row id, list as written (text, and its last entry's since and call) and how
+    many of its new entries that took."""
     rows, openings = work
     inserts, updates, written = [], [], []
     for (agent_id, start), stretch, fresh in rows:
-        kept = codec.decode(start, stretch.blob) if stretch.blob else []
-        blob = codec.encode(start, [*kept, *fresh])
+        if stretch.text in (None, "[]"):
+            more, *tail = codec.rows_of(codec.us(start), None, fresh)
+            text = codec.text_of(more)
+        else:
+            more, *tail = codec.rows_of(*stretch.tail, fresh)
+            text = f"{stretch.text[:-1]},{codec.text_of(more)[1:]}" if more else stretch.text
+        blob = codec.compress(text)
         if stretch.pk is None:
             inserts.append((stretch, AgentStates(agent_id=agent_id, start=start, states=blob)))
         else:
             updates.append((blob, stretch.pk))
-        written.append((stretch, stretch.pk, blob, len(fresh)))
+        written.append((stretch, stretch.pk, text, tuple(tail), len(fresh)))
     AgentStates.objects.bulk_create([row for _, row in inserts])
     ids = {id(stretch): row.pk for stretch, row in inserts}
     if updates:
@@ -169,4 +177,4 @@ def write(work: tuple) -> list:
     Opening.objects.bulk_create(
         [Opening(start=start, agents=codec.pack_opening(agents)) for start, agents in openings]
     )
-    return [(s, pk or ids[id(s)], blob, taken) for s, pk, blob, taken in written]
+    return [(s, pk or ids[id(s)], text, tail, n) for s, pk, text, tail, n in written]
