@@ -94,6 +94,8 @@ def floor(whole_at: datetime, until: datetime, day_start: datetime):
     for pk, agent_id, start, blob in rows.values_list("id", *FIELDS).iterator(chunk_size=500):
         for n, r in enumerate(raw(start, blob)):
             moment, late, extra = r[3], r[4], r[5]
+            if moment > last:  # a row's entries are in the order noted: the rest are later
+                break
             if moment < since:  # in the opening
                 continue
             key = (moment, late, pk, n)
@@ -102,7 +104,7 @@ def floor(whole_at: datetime, until: datetime, day_start: datetime):
             if moment < whole or moment == whole and not late:
                 if agent_id not in best or key > best[agent_id][0]:
                     best[agent_id] = (key, r)
-            elif moment <= last:
+            else:
                 later.append((key, agent_id, r))
     who = {a: (x.name, x.team, x.pending_status, x.changed_by) for a, x in base.items()}
 
