@@ -107,10 +107,10 @@ def record_day(agents: int, rate: float, seconds: float, start: datetime) -> dic
         if event.emitted_at >= batch_until:  # a batch a second of the floor's time
             batch_until = event.emitted_at + timedelta(seconds=1)
             t = time.perf_counter()
-            recorder.roster = write(recorder.items, recorder.roster)
+            recorder.states.written(write(recorder.items, recorder.states.take()))
             write_s += time.perf_counter() - t
             recorder.items, recorder.waiting = [], 0
-    write(recorder.items, recorder.roster)
+    write(recorder.items, recorder.states.take())
     return {
         "events": int(events),
         "loop_us_per_event": loop_s / events * 1e6,
@@ -145,15 +145,23 @@ def child(a):
     from dashboard.replay.models import Chunk
 
     call_command("migrate", "replay", verbosity=0)
+    call_command("migrate", "states", verbosity=0)  # the agents' states: the state journal's
     start = datetime(2026, 11, 24, 9, tzinfo=UTC)
     t = time.monotonic()
     written = record_day(a.agents, a.rate, a.seconds, start)
     synth_s = time.monotonic() - t
-    with connection.cursor() as cursor:  # the table with its indexes (and TOAST)
+    with connection.cursor() as cursor:  # the tables with their indexes (and TOAST)
         if connection.vendor == "sqlite":
-            cursor.execute("SELECT SUM(pgsize) FROM dbstat WHERE name LIKE 'replay_chunk%'")
+            cursor.execute(
+                "SELECT SUM(pgsize) FROM dbstat"
+                " WHERE name LIKE 'replay_chunk%' OR name LIKE 'states_%'"
+            )
         else:
-            cursor.execute("SELECT pg_total_relation_size('replay_chunk')")
+            cursor.execute(
+                "SELECT pg_total_relation_size('replay_chunk')"
+                " + pg_total_relation_size('states_agentstates')"
+                " + pg_total_relation_size('states_opening')"
+            )
         (db_bytes,) = cursor.fetchone()
         cursor.execute(
             "SELECT SUM(LENGTH(events)), SUM(COALESCE(LENGTH(state), 0)) FROM replay_chunk"

@@ -77,7 +77,7 @@ OTHERS = {  # scenarios with a module of their own
     "storage": storage.measure,  # the database's growth an event at the floor's size
     "storage_postgres": lambda workdir, spawn: storage.measure(workdir, spawn, postgres=True),
     "storage_smoke": lambda workdir, spawn: storage.measure(  # the smoke test's
-        workdir, spawn, agents=40, rate=20, seconds=15, warmup=10
+        workdir, spawn, agents=40, rate=20, seconds=45, warmup=10
     ),
 }
 # Event-to-paint in Chromium (bench/browser.py), each page during one window of the load

@@ -147,6 +147,7 @@ INSTALLED_APPS = [
     "csp",
     "axes",
     "dashboard.accounts",
+    "dashboard.states",
     "dashboard.live",
     "dashboard.quality",
     "dashboard.reports",

@@ -36,6 +36,7 @@ PRODUCT = (
     "interventions",
     "inbound",
     "normal",
+    "states",
 )
 PEERS = {"quality", "reports", "wallboard"}
 MAY_IMPORT = {
@@ -45,11 +46,12 @@ MAY_IMPORT = {
     "live": {"shared", "upstream", "accounts"},
     **{peer: {"shared", "upstream", "accounts", "live", *PEERS} for peer in PEERS},
     "alerts": {"shared", "upstream", "accounts", "live"},
-    "drilldown": {"shared", "upstream", "accounts", "live", *PEERS, "interventions"},
-    "replay": {"shared", "upstream", "accounts", "live"},
+    "drilldown": {"shared", "upstream", "accounts", "live", *PEERS, "interventions", "states"},
+    "replay": {"shared", "upstream", "accounts", "live", "states"},
     "interventions": {"shared", "upstream", "accounts", "live"},
     "inbound": {"shared", "upstream", "accounts", "live"},
     "normal": {"shared", "upstream", "accounts", "live", "quality", "reports", "inbound"},
+    "states": {"shared", "upstream"},
     "config": {*PRODUCT},
     "main": {*PRODUCT, "config"},
     "simulator": set(),

@@ -1,22 +1,9 @@
-"""What the drill-down keeps: agents' states and calls as the service's events told them
-(written by the journal), and the notes supervisors leave about agents."""
+"""What the drill-down keeps: calls as the service's events told them (written by the
+journal; the agents' states are the one record in dashboard/states/), and the notes
+supervisors leave about agents."""
 
 from django.conf import settings
 from django.db import models
-
-
-class AgentStates(models.Model):
-    """An agent's states over a stretch of the day (at most `states.WINDOW`, from `start`),
-    compactly: one row per agent and stretch, its changes in one compressed list
-    (states.py), rewritten while the stretch is open. A state lasts until the agent's next
-    change; the same change in two rows (a restart, the history's backfill) counts once."""
-
-    agent_id = models.CharField(max_length=200)
-    start = models.DateTimeField()
-    states = models.BinaryField()
-
-    class Meta:
-        indexes = [models.Index(fields=["agent_id", "start"]), models.Index(fields=["start"])]
 
 
 class CallSeen(models.Model):

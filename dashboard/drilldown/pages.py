@@ -27,12 +27,14 @@ from dashboard.shared import summaries
 from dashboard.shared.figures import explain
 from dashboard.shared.templatetags.links import named
 from dashboard.shared.today import start_of_today
+from dashboard.states import reader as states
+from dashboard.states.models import AgentStates
 from dashboard.upstream import contract as c
 from dashboard.upstream.errors import NotOffered, UpstreamError
 from dashboard.upstream.on_request import service
 
-from . import states, tiles
-from .models import AgentStates, CallSeen, Note
+from . import tiles
+from .models import CallSeen, Note
 from .templatetags.drill import clock
 
 LISTED = 50  # scorecards, failures and alerts listed on an agent's page (the newest)

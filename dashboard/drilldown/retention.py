@@ -1,8 +1,9 @@
 """Transcripts and call records are kept RETENTION_DAYS, then purged (docs/privacy.md).
 
-Purged: completed calls with their transcripts, the calls and agents' states the journal
-kept, the webhook deliveries whose bodies carried them, and the interventions' audit. Run
-once a day by the bridge's background work (with several bridges, by the leader) and by
+Purged: completed calls with their transcripts, the calls the journal kept, the agents'
+states (the one record, where the replay does not keep them either: states/retention.py),
+the webhook deliveries whose bodies carried them, and the interventions' audit. Run once a
+day by the bridge's background work (with several bridges, by the leader) and by
 `manage.py purge_expired`.
 """
 
@@ -18,9 +19,9 @@ from django.utils import timezone
 from dashboard.interventions.audit import purgeable
 from dashboard.quality.models import CompletedCall, Delivery
 from dashboard.shared.aio import daily_purge
+from dashboard.states import retention as states
 
-from .models import AgentStates, CallSeen
-from .states import window_of
+from .models import CallSeen
 
 log = logging.getLogger("dashboard.drilldown.retention")
 
@@ -40,7 +41,7 @@ def purge(days: int | None = None) -> dict[str, int]:
         "calls seen": CallSeen.objects.filter(
             Q(started_at__lt=before) | Q(started_at=None, ended_at__lt=before)
         ),
-        "state rows": AgentStates.objects.filter(start__lt=window_of(before)),
+        "state rows": states.expired(before, settings.REPLAY_DAYS),
         "webhook deliveries": Delivery.objects.filter(received_at__lt=before),
         "interventions": purgeable(before),
     }

@@ -30,8 +30,7 @@ from datetime import UTC, datetime, timedelta
 from channels.db import database_sync_to_async
 from django.db import transaction
 
-from dashboard.drilldown import states
-from dashboard.drilldown.models import AgentStates, CallSeen
+from dashboard.drilldown.models import CallSeen
 from dashboard.live.state import (
     BUSY_STATES,
     CALL_COUNTERS,
@@ -52,6 +51,9 @@ from dashboard.reports.models import FloorSlot, HistoryDay, add_to_slot
 from dashboard.reports.recorder import Recorder
 from dashboard.shared import metrics
 from dashboard.shared.aio import pause
+from dashboard.states import reader as states
+from dashboard.states.codec import WINDOW, Change
+from dashboard.states.models import AgentStates
 from dashboard.upstream import contract as c
 from dashboard.upstream import history as h
 from dashboard.upstream.errors import NotOffered, UpstreamError
@@ -374,7 +376,7 @@ def last_states(mark: int | None, before: datetime) -> dict[str, datetime]:
         latest[agent_id] = max(start, latest.get(agent_id, start))
     found: dict[str, datetime] = {}
     for agent_id, start in latest.items():
-        newest = rows.filter(agent_id=agent_id, start__gte=start - states.WINDOW)
+        newest = rows.filter(agent_id=agent_id, start__gte=start - WINDOW)
         changes = states.changes_of(newest.values_list("agent_id", "start", "states"))
         earlier = [x.since for x in changes.get(agent_id, []) if x.since < before]
         if earlier:
@@ -440,11 +442,11 @@ def journal_rows(filled: Filled, start: datetime, cuts: dict, until: datetime, c
     """Each agent's states before its first live one, and the day's calls, as the journal
     keeps them (a state already there is not written again; a call is keyed by its id)."""
     known = states.known(start - timedelta(days=1), until)
-    new: dict[str, list[states.Change]] = {}
+    new: dict[str, list[Change]] = {}
     for span in filled.spans:
         cut = cuts.get(span.agent_id, until)
         if span.since < cut and (span.agent_id, span.since) not in known:
-            change = states.Change(span.since, span.status, span.call_id or "")
+            change = Change(span.since, span.status, span.call_id or "")
             new.setdefault(span.agent_id, []).append(change)
             known.add((span.agent_id, span.since))
     yield AgentStates, [row for a, xs in new.items() for row in states.rows_for(a, xs)], False

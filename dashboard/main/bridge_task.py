@@ -52,6 +52,7 @@ from dashboard.reports.recorder import Recorder
 from dashboard.reports.refresher import Refresher
 from dashboard.shared import metrics, summaries
 from dashboard.shared.cache_keys import SNAPSHOT_KEY
+from dashboard.states.journal import StateJournal
 from dashboard.upstream import history
 from dashboard.upstream.errors import NotOffered
 from dashboard.upstream.realtime import Bridge
@@ -160,12 +161,13 @@ async def run_bridge(stop: asyncio.Event):
         # (a previous leader's, or this process's before a restart).
         published = await cache.aget(SNAPSHOT_KEY)
         feed.publisher.version = published[0] if published else 0
-        journal = Journal()
         notifier = Notifier()
         # After the feed: the engine reads the state the feed has just changed.
         watch = AlertWatch(feed.inbox, notifier=notifier, outside=alert_figures)
-        # The floor replay's recorder: after the feed, whose state it copies.
+        # The floor replay's recorder: after the feed, whose state it copies. It writes the
+        # agents' states (the one record) when it records, the journal otherwise.
         recorders = [FloorRecorder(state)] if settings.REPLAY_RECORD else []
+        journal = Journal(states=None if recorders else StateJournal())
         replay = [work for r in recorders for work in (r.run(stop), run_purge(stop))]
         recorder = Recorder(state, list_calls=day_calls(rest), charts=floor_charts)
         backfill = Backfill(

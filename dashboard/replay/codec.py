@@ -2,17 +2,17 @@
 each zlib-compressed. Times are whole microseconds since the epoch, so a replayed time
 equals the live one exactly (floats would not).
 
-Agents are named by their place in a roster (`Roster`: ids, names and teams listed once a
-day and when new ones appear), so a state lists 1,000 agents' states without their ids
-and names, and an agent's event is its place, state and call; in a chunk's events, seq and
-time are differences from the previous event's. Chunks and states recorded before rosters
-(plain lists, agents by id) read as they were written.
+The agents' states are not here: they are the one record the agent's day reads too
+(dashboard/states/), and a replay takes them from there. A chunk's events are calls,
+queues and monitors, seq and time as differences from the previous event's. Chunks
+recorded before that held the agents too (by id, or by their place in a day's roster,
+`models.Roster`) and read as they were written.
 
-A state keeps what the live view and its KPIs are computed from: agents, calls (and who
-monitors them), queues,
-today's totals and 15-minute slots, last week's slots and where the figures came from. It
-leaves out the ids of calls counted today (`seen_started`, `seen_ended`: up to a million
-ids by evening), which only the service's call list is checked against, never a replay.
+A state keeps what the live view and its KPIs are computed from: calls (and who monitors
+them), queues, today's totals and 15-minute slots, last week's slots and where the
+figures came from. It leaves out the ids of calls counted today (`seen_started`,
+`seen_ended`: up to a million ids by evening), which only the service's call list is
+checked against, never a replay.
 """
 
 import json
@@ -47,41 +47,12 @@ def call_of(r: list) -> c.Call:
     return c.Call(*r[:5], bool(r[5]), at(r[6]), at(r[7]), *r[8:])
 
 
-# ---- The roster -------------------------------------------------------------------------------
-class Roster:
-    """The agents a day's recording names by number: `entries` ([id, name, team], in the
-    order given), stored in the `models.Roster` rows `rows`. An agent renamed or moved to
-    another team gets a new entry; `index` points at each id's latest."""
-
-    def __init__(self, day: date | None = None, rows=(), entries=()):
-        self.day, self.rows, self.entries = day, list(rows), list(entries)
-        self.index = {e[0]: i for i, e in enumerate(self.entries)}
-
-    def copy(self) -> "Roster":
-        return Roster(self.day, self.rows, self.entries)
-
-    def place(self, a: c.Agent) -> int | None:
-        i = self.index.get(a.agent_id)
-        return i if i is not None and self.entries[i][1:] == [a.name, a.team] else None
-
-    def missing(self, agents) -> list[list]:
-        """Entries to add so that every one of `agents` has a place (added to `index`)."""
-        new = []
-        for a in agents:
-            if self.place(a) is None:
-                self.index[a.agent_id] = len(self.entries)
-                self.entries.append([a.agent_id, a.name, a.team])
-                new.append(self.entries[-1])
-        return new
-
-
 # ---- Events ------------------------------------------------------------------------------------
-def pack_events(events: list[c.Event], roster: Roster | None) -> bytes:
-    """A chunk's events: seq and time as differences from the previous event's, agents by
-    their place in `roster` where they have one."""
+def pack_events(events: list[c.Event]) -> bytes:
+    """A chunk's events: seq and time as differences from the previous event's."""
     rows, seq, emitted = [], 0, 0
     for event in events:
-        row = event_row(event, roster)
+        row = event_row(event)
         row[0], row[1], seq, emitted = row[0] - seq, row[1] - emitted, row[0], row[1]
         rows.append(row)
     return pack({"delta": rows})
@@ -99,15 +70,11 @@ def unpack_events(blob) -> list[list]:
     return rows
 
 
-def event_row(event: c.Event, roster: Roster | None = None) -> list:
+def event_row(event: c.Event) -> list:
     b = event.body
     head = [event.seq, us(event.emitted_at)]
-    if isinstance(b, c.AgentChanged):
+    if isinstance(b, c.AgentChanged):  # the state journal keeps them (older chunks held them)
         a = b.agent
-        place = roster.place(a) if roster else None
-        if place is not None:
-            since = None if a.since is None else us(a.since) - head[1]
-            return [*head, "A", place, a.status, since, a.call_id]
         return [*head, "a", a.agent_id, a.name, a.team, a.status, us(a.since), a.call_id]
     if isinstance(b, c.CallStarted):
         return [*head, "s", *call_row(b.call)]
@@ -140,7 +107,8 @@ def monitor_of(r: list) -> c.CallMonitor:
 
 
 def event_of(row: list, entries: list | None = None) -> c.Event:
-    """The event of a row; `entries`: the roster of the state the chunk follows."""
+    """The event of a row; `entries`: the roster of the state the chunk follows, in a
+    recording made before the agents' states were their own record."""
     seq, emitted, kind, *f = row
     if kind == "A":
         agent_id, name, team = entries[f[0]]
@@ -199,20 +167,10 @@ def _counts_of(rows: list) -> dict:
     return {at(k): Counts(*v) for k, v in rows}
 
 
-def state_doc(s: LiveState, roster: Roster | None = None) -> dict:
-    """The state as a document; with `roster` (which must place every agent), agents are
-    named by their place in it."""
+def state_doc(s: LiveState) -> dict:
+    """The state as a document, but for its agents (the state journal's)."""
     o = s.origin
-    if roster is None:
-        agents = [
-            [a.agent_id, a.name, a.team, a.status, us(a.since), a.call_id]
-            for a in s.agents.values()
-        ]
-    else:
-        agents = [[roster.place(a), a.status, us(a.since), a.call_id] for a in s.agents.values()]
     return {
-        **({"roster": roster.rows} if roster is not None else {}),
-        "agents": agents,
         "calls": [call_row(x) for x in s.calls.values()],
         "queues": [
             [
@@ -248,10 +206,11 @@ def state_doc(s: LiveState, roster: Roster | None = None) -> dict:
 
 
 def state_of(doc: dict, tz, service_level_s: int, entries: list | None = None) -> LiveState:
-    """The state of a document; `entries`: the roster its agents are placed in, if any."""
+    """The state of a document; `entries`: the roster its agents are placed in, if any (a
+    document without agents has none: the replay adds them from the state journal's)."""
     s = LiveState(tz, service_level_s)
     if entries is None:
-        s.agents = {r[0]: c.Agent(*r[:4], at(r[4]), r[5]) for r in doc["agents"]}
+        s.agents = {r[0]: c.Agent(*r[:4], at(r[4]), r[5]) for r in doc.get("agents", ())}
     else:
         s.agents = {
             entries[r[0]][0]: c.Agent(*entries[r[0]], r[1], at(r[2]), r[3]) for r in doc["agents"]

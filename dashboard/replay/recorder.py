@@ -1,4 +1,6 @@
-"""The floor's recorder: every live event, in order, and the whole state every 15 seconds.
+"""The floor's recorder: every live event, in order, and the whole state every 15 seconds,
+but for the agents' states, which it hands to the state journal it carries (the one record
+the agent's day reads too, dashboard/states/), telling it when it took each whole state.
 
 A sink of the bridge after the live feed (the state has taken each event when the
 recorder sees it). On the event loop it only keeps a reference to the event, or a shallow
@@ -23,12 +25,13 @@ from django.db import transaction
 from dashboard.live.handshake import in_thread
 from dashboard.live.leader import still_leading
 from dashboard.shared.aio import pause
+from dashboard.states import journal as states
+from dashboard.states.journal import StateJournal
 from dashboard.upstream import contract as c
 
-from .codec import US, Roster, copy_state, pack, pack_events, state_doc, us
+from .codec import US, copy_state, pack, pack_events, state_doc, us
 from .codec import at as from_us
 from .models import Chunk, Gap
-from .models import Roster as RosterRow
 
 log = logging.getLogger("dashboard.replay.recorder")
 FLUSH_S = 1.0
@@ -41,8 +44,16 @@ def now() -> datetime:
 
 
 class Recorder:
-    def __init__(self, state, *, every: float = FLUSH_S, limit: int = MAX_PENDING):
+    def __init__(
+        self,
+        state,
+        *,
+        states: StateJournal | None = None,
+        every: float = FLUSH_S,
+        limit: int = MAX_PENDING,
+    ):
         self.state = state
+        self.states = states or StateJournal()  # the agents' states, written with the chunks
         self.every, self.limit = every, limit
         self.items: list[
             tuple
@@ -54,16 +65,18 @@ class Recorder:
         self.outside = None  # what the state holds that no event brings, as last recorded
         self.failing = False
         self.last_state_at: datetime | None = None  # a replay shows that state from then on
-        self.roster = Roster()  # the agents' places, as the last write left them
 
     # ---- The bridge's sink (on the event loop: references and copies only) -------------------
     def snapshot(self, agents, calls):
         """A reload of the service's truth, stamped when the live view showed it: events
         emitted before it and applied after it (held during the reload) follow it."""
-        self._take_state(max(self.state.last_event_at or now(), now()))
+        at = max(self.state.last_event_at or now(), now())
+        self.states.snapshot(agents, calls, at)
+        self._take_state(at)
 
     def event(self, event: c.Event):
         at = event.emitted_at
+        self.states.event(event)  # whatever the recorder keeps: the agent's day reads them
         if self.waiting >= self.limit:
             if self.lost_since is None:
                 log.warning("replay: the recorder is behind; dropping events from %s", at)
@@ -78,7 +91,8 @@ class Recorder:
         if self.next_state_at is None or at >= self.next_state_at:
             self._take_state(at)  # the state has this event already
             return
-        self.items.append(("e", event))
+        if not isinstance(event.body, c.AgentChanged):  # those wait in the state journal
+            self.items.append(("e", event))
         self.waiting += 1
 
     def status(self, state, reason=""):
@@ -86,6 +100,7 @@ class Recorder:
 
     def _take_state(self, at: datetime):
         self.items.append(("s", copy_state(self.state), at))
+        self.states.whole_state(at)
         self.last_state_at = at
         self.outside = self._outside()
         every = STATE_EVERY // US
@@ -107,27 +122,29 @@ class Recorder:
     async def flush(self):
         if self.outside is not None and self._outside() != self.outside:
             self._take_state(max(self.state.last_event_at or now(), now()))
-        if not self.items or not still_leading():
+        if not (self.items or self.states.pending()) or not still_leading():
             return
         items, self.items, waiting, self.waiting = self.items, [], self.waiting, 0
+        work = self.states.take()
         try:
-            self.roster = await in_thread(write)(items, self.roster)
+            written = await in_thread(write)(items, work)
         except Exception as exc:
             if not self.failing:
                 log.warning("replay: not recorded, trying again: %s: %s", type(exc).__name__, exc)
                 self.failing = True
             self.items[:0] = items  # in front of what arrived meanwhile, in order
             self.waiting += waiting
+            self.states.failed(work)
             return
+        self.states.written(written)
         if self.failing:
             log.info("replay: recording again")
             self.failing = False
 
 
-def chunks(items: list[tuple], roster: Roster) -> tuple[list[Chunk], list[Gap], Roster]:
+def chunks(items: list[tuple]) -> tuple[list[Chunk], list[Gap]]:
     """The rows of what was kept: a chunk per whole state, with the events after it, and
-    one for the events before the first state. Agents are placed in `roster` (rows added
-    to it as a state brings new agents, and a new one each day)."""
+    one for the events before the first state."""
     rows, gaps, events, state, start = [], [], [], None, None
 
     def close():
@@ -138,7 +155,7 @@ def chunks(items: list[tuple], roster: Roster) -> tuple[list[Chunk], list[Gap], 
                     start=start,
                     end=end,
                     count=len(events),
-                    events=pack_events([e for _, e in events], roster),
+                    events=pack_events([e for _, e in events]),
                     state=state,
                     has_state=state is not None,
                 )
@@ -147,8 +164,7 @@ def chunks(items: list[tuple], roster: Roster) -> tuple[list[Chunk], list[Gap], 
     for item in items:
         if item[0] == "s":
             close()
-            roster = placed(roster, item[1], item[2])
-            events, state, start = [], pack(state_doc(item[1], roster)), item[2]
+            events, state, start = [], pack(state_doc(item[1])), item[2]
         elif item[0] == "e":
             if state is None and not events:
                 start = item[1].emitted_at
@@ -156,24 +172,13 @@ def chunks(items: list[tuple], roster: Roster) -> tuple[list[Chunk], list[Gap], 
         else:
             gaps.append(Gap(start=item[1], end=item[2], reason=item[3][:200]))
     close()
-    return rows, gaps, roster
-
-
-def placed(roster: Roster, state, when: datetime) -> Roster:
-    """`roster` with every agent of `state` in it (a new roster on a new day), its new
-    entries stored."""
-    day = when.astimezone(state.tz).date()
-    roster = roster.copy() if roster.day == day else Roster(day)
-    new = roster.missing(state.agents.values())
-    if new:
-        roster.rows.append(RosterRow.objects.create(day=day, agents=pack(new)).pk)
-    return roster
+    return rows, gaps
 
 
 @transaction.atomic
-def write(items: list[tuple], roster: Roster | None = None) -> Roster:
-    """Stores what was kept; the roster as it is after it (the one given if it fails)."""
-    rows, gaps, roster = chunks(items, roster or Roster())
+def write(items: list[tuple], states_work: tuple = ([], [])) -> list:
+    """Stores what was kept and the state journal's work; what the state journal wrote."""
+    rows, gaps = chunks(items)
     Chunk.objects.bulk_create(rows)
     Gap.objects.bulk_create(gaps)
-    return roster
+    return states.write(states_work)

@@ -1,5 +1,6 @@
 """The replay keeps REPLAY_DAYS days, today counted, in the organisation's zone; older
-days are purged once a day by the leading bridge and by `manage.py purge_replay`."""
+days are purged once a day by the leading bridge and by `manage.py purge_replay` (the
+agents' states with them where the agent's day does not keep them longer)."""
 
 import asyncio
 import logging
@@ -11,6 +12,7 @@ from django.db import transaction
 
 from dashboard.live.state import day_start
 from dashboard.shared.aio import daily_purge
+from dashboard.states import retention as states
 
 from .models import Chunk, Gap, Roster
 
@@ -35,6 +37,7 @@ def purge(days: int | None = None) -> dict[str, int]:
         "chunks": Chunk.objects.filter(start__lt=before).delete()[0],
         "gaps": Gap.objects.filter(end__lt=before).delete()[0],
         "rosters": Roster.objects.filter(day__lt=before.astimezone(zone()).date()).delete()[0],
+        "state rows": states.expired(before, settings.RETENTION_DAYS).delete()[0],
     }
 
 

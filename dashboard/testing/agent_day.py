@@ -6,7 +6,6 @@ from datetime import timedelta
 from django.core.cache import cache
 from django.utils import timezone
 
-from dashboard.drilldown import states as kept
 from dashboard.drilldown.models import CallSeen
 from dashboard.quality.models import (
     CoachingAction,
@@ -17,6 +16,8 @@ from dashboard.quality.models import (
 )
 from dashboard.shared.cache_keys import NAMES_KEY
 from dashboard.shared.today import start_of_today
+from dashboard.states.codec import Change
+from dashboard.states.reader import rows_for
 
 AGENT = "ag-1"
 
@@ -35,8 +36,8 @@ def a_day(agent_id=AGENT, name="Ava Patel"):
         ("available", at(970), ""),
         ("paused", at(3600), ""),
     ]
-    changes = [kept.Change(since, state, call_id) for state, since, call_id in states]
-    for row in kept.rows_for(agent_id, changes):
+    changes = [Change(since, state, call_id) for state, since, call_id in states]
+    for row in rows_for(agent_id, changes):
         row.save()
     CallSeen.objects.create(
         call_id="k1",

@@ -11,10 +11,13 @@ from django.core.management import call_command
 from django.db import OperationalError, connection
 from django.utils import timezone
 
-from dashboard.drilldown import retention, states
+from dashboard.drilldown import retention
 from dashboard.drilldown.journal import MAX_TRIES, Journal
-from dashboard.drilldown.models import AgentStates, CallSeen, Note
+from dashboard.drilldown.models import CallSeen, Note
 from dashboard.quality.models import CompletedCall, Delivery, Scorecard
+from dashboard.states import codec, reader
+from dashboard.states.journal import StateJournal
+from dashboard.states.models import AgentStates
 from dashboard.testing.feeds import Events
 from dashboard.testing.processes import await_until
 from dashboard.upstream import contract as c
@@ -34,10 +37,10 @@ def a_call(events: Events) -> list[c.Event]:
     ]
 
 
-def kept() -> list[states.Change]:
+def kept() -> list[codec.Change]:
     """Every state change the journal holds, in time order."""
     rows = AgentStates.objects.values_list("agent_id", "start", "states")
-    return [x for xs in states.changes_of(rows).values() for x in xs]
+    return [x for xs in reader.changes_of(rows).values() for x in xs]
 
 
 async def kept_states() -> list[str]:
@@ -46,7 +49,7 @@ async def kept_states() -> list[str]:
 
 @pytest.mark.django_db(transaction=True)
 async def test_it_writes_states_and_calls_in_one_batch_per_pass():
-    journal, events = Journal(), Events()
+    journal, events = Journal(states=StateJournal()), Events()
     for event in a_call(events):
         journal.event(event)
     journal.snapshot([c.Agent("a1", "Ava", "S", "wrap_up", T0 + timedelta(seconds=315), "k1")], [])
@@ -68,7 +71,7 @@ async def test_it_writes_states_and_calls_in_one_batch_per_pass():
 async def test_an_agents_stretch_is_one_row_rewritten_and_a_restart_counts_nothing_twice():
     """Each pass rewrites the agent's row of the stretch; a restarted journal, noting the
     same states again from a snapshot, adds a row the agent's day reads once."""
-    journal, events = Journal(), Events()
+    journal, events = Journal(states=StateJournal()), Events()
     calls = a_call(events)
     for event in calls[:3]:
         journal.event(event)
@@ -77,12 +80,12 @@ async def test_an_agents_stretch_is_one_row_rewritten_and_a_restart_counts_nothi
         journal.event(event)
     await journal.flush()
     assert await AgentStates.objects.acount() == 1  # 0 s to 315 s: one 10-minute stretch
-    again = Journal()  # a restart: the snapshot's state, then the next call
+    again = Journal(states=StateJournal())  # a restart: the snapshot's state, then the next call
     again.snapshot([c.Agent("a1", "Ava", "S", "wrap_up", T0 + timedelta(seconds=315), "k1")], [])
     again.event(events.agent(700, "a1", "available"))  # the next stretch
     await again.flush()
     assert await AgentStates.objects.acount() == 3
-    day = await sync_to_async(states.agent_changes)(
+    day = await sync_to_async(reader.agent_changes)(
         "a1", T0 + timedelta(seconds=12), T0 + timedelta(hours=1)
     )
     assert [(x.since - T0, x.state, x.call_id) for x in day] == [
@@ -95,7 +98,7 @@ async def test_an_agents_stretch_is_one_row_rewritten_and_a_restart_counts_nothi
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_database_error_is_logged_once_and_the_notes_written_later(caplog):
-    journal, events = Journal(), Events()
+    journal, events = Journal(states=StateJournal()), Events()
     table = AgentStates._meta.db_table
     await sync_to_async(rename)(table, f"{table}_away")
     try:
@@ -118,7 +121,7 @@ def rename(table, to):
 
 @pytest.mark.django_db(transaction=True)
 async def test_the_bridge_runs_it_and_writes_what_is_left_when_it_stops():
-    journal, stop = Journal(every=60), asyncio.Event()
+    journal, stop = Journal(every=60, states=StateJournal()), asyncio.Event()
     task = asyncio.create_task(journal.run(stop))
     for event in a_call(Events()):
         journal.event(event)
@@ -134,7 +137,7 @@ def old_and_new(days_old: int):
             call_id=f"k{n}", outcome="sale", duration_s=1, completed_at=at, transcript="t"
         )
         CallSeen.objects.create(call_id=f"k{n}", started_at=at)
-        states.rows_for("a1", [states.Change(at, "available")])[0].save()
+        reader.rows_for("a1", [codec.Change(at, "available")])[0].save()
         Delivery.objects.create(delivery_id=f"d{n}", event="call_completed", body=b"{}")
     Delivery.objects.filter(delivery_id="d0").update(received_at=old)
     Note.objects.create(agent_id="a1", text="kept: not a call record")

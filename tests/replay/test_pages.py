@@ -14,7 +14,7 @@ from dashboard.testing.replay import a_morning, live
 @pytest.fixture
 def recorded(db):
     _, recorder, _ = live(a_morning(Events()))
-    write(recorder.items)
+    write(recorder.items, recorder.states.take())
 
 
 def at(seconds: float) -> str:

@@ -152,7 +152,7 @@ def test_the_replay_renders_the_live_views_own_fragments():
     """The same rows, KPI strip and containers the live feed renders for the same state
     (the live tiles' latency stamps aside), so it hides what the live view hides."""
     state, recorder, _ = live(a_morning(Events()))
-    write(recorder.items)
+    write(recorder.items, recorder.states.take())
     when = T0 + timedelta(seconds=20)
     moment = reader.state_at(when)
     feed = LiveFeed(moment.state)

@@ -56,7 +56,7 @@ def test_replayed_sessions_equal_the_live_ones_at_every_moment():
         state.apply(event)
         recorder.event(event)
         seen[event.emitted_at] = sessions(copy_state(state))
-    write(recorder.items)
+    write(recorder.items, recorder.states.take())
     assert any(s[0] for s in seen.values())
     for at, expected in seen.items():
         for when in (at, at + timedelta(milliseconds=999)):
@@ -71,7 +71,7 @@ def test_a_replayed_moment_shows_who_was_listening_as_the_live_view_did(at_s):
     for event in a_monitored_morning():
         state.apply(event)
         recorder.event(event)
-    write(recorder.items)
+    write(recorder.items, recorder.states.take())
     when = T0 + timedelta(seconds=at_s)
     moment = reader.state_at(when)
     feed = LiveFeed(moment.state)

@@ -4,8 +4,8 @@ from django.db import migrations, models
 
 
 def to_rows(apps, schema_editor):
-    """The state changes kept so far, into an agent's row a stretch (states.py)."""
-    from dashboard.drilldown import states
+    """The state changes kept so far, into an agent's row a stretch (dashboard/states/)."""
+    from dashboard.states import codec, reader
 
     old = apps.get_model("drilldown", "StateChange")
     new = apps.get_model("drilldown", "AgentStates")
@@ -13,7 +13,7 @@ def to_rows(apps, schema_editor):
 
     def write():
         if changes:
-            rows = states.rows_for(agent, changes)
+            rows = reader.rows_for(agent, changes)
             new.objects.bulk_create(
                 [new(agent_id=r.agent_id, start=r.start, states=r.states) for r in rows]
             )
@@ -25,7 +25,7 @@ def to_rows(apps, schema_editor):
         if agent_id != agent:
             write()
             agent, changes = agent_id, []
-        changes.append(states.Change(since, state, call_id))
+        changes.append(codec.Change(since, state, call_id))
     write()
 
 

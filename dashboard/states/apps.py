@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class StatesConfig(AppConfig):
+    name = "dashboard.states"
+    label = "states"
