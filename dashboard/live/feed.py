@@ -33,7 +33,6 @@ from dashboard.shared.aio import pause
 from dashboard.shared.cache_keys import (
     AGENT_TEAMS_KEY,
     NAMES_KEY,
-    SNAPSHOT_KEY,
     STATUS_KEY,
     TEAM_SETS_KEY,
     TEAMS_KEY,
@@ -41,6 +40,7 @@ from dashboard.shared.cache_keys import (
 from dashboard.shared.groups import LIVE_GROUP, STATUS_GROUP
 from dashboard.upstream import contract as c
 
+from . import snapshot, team_tiles
 from .changed import render_changed
 from .leader import still_leading
 from .render import Renderer, iso
@@ -61,8 +61,8 @@ PANELS = ("kpis", "agents", "queues", "campaigns", "qa", "alerts", "changed")
 @dataclass(frozen=True)
 class Shows:
     """An audience of the live pushes: the parts its page shows, and the teams whose KPI
-    strip it shows (() for the whole floor's). Every frame ends with the header's status
-    (freshness, AI line), which every page shows."""
+    strip and agent tiles it shows (() for the whole floor's: team_tiles.py). Every frame
+    ends with the header's status (freshness, AI line), which every page shows."""
 
     parts: tuple[str, ...]
     teams: tuple[str, ...] = ()
@@ -71,15 +71,18 @@ class Shows:
     def name(self) -> str:
         return "+".join(self.parts) + (f"@{scope.key(self.teams)}" if self.teams else "")
 
-    def part_keys(self) -> list[str]:
-        """The push's parts this audience is sent, in order: its teams' KPI strip."""
-        kpis = kpis_part(self.teams)
-        return [kpis if p == "kpis" else p for p in self.parts]
+    def part(self, parts: dict[str, str], name: str) -> str:
+        """What this audience is sent of the part `name`: its teams' KPI strip and tiles."""
+        if name == "kpis":
+            return parts.get(kpis_part(self.teams), "")
+        if name == "agents" and self.teams:
+            return team_tiles.compose(parts, self.teams)
+        return parts.get(name, "")
 
     def compose(self, parts: dict[str, str]) -> str:
         """The frame of a push or a snapshot: "" when nothing it shows changed (the fan-out
         then advances the audience's version without writing anything)."""
-        return "".join([*(parts.get(p, "") for p in self.part_keys()), parts.get("status", "")])
+        return "".join([*(self.part(parts, p) for p in self.parts), parts.get("status", "")])
 
     def frame(self, message: dict) -> str:
         return self.compose(message["parts"])
@@ -127,6 +130,7 @@ class LiveFeed:
         # agent id -> the seq and emitted time (epoch ms) of the event its tile shows
         self.stamps: dict[str, tuple[int, int]] = {}
         self.agent_html: dict[str, str] = {}
+        self.teams = team_tiles.TeamTiles()  # each team's tiles, for team pages and the cache
         self.call_html: dict[str, str] = {}
         self.queue_html: dict[str, str] = {}
         self.kpi_html: dict[tuple, str] = {}  # team set (() the whole floor) -> its KPI strip
@@ -219,7 +223,8 @@ class LiveFeed:
             self.team_sets = scope.in_use(sets)
         parts = self.render_changes(changes)
         self.version += 1
-        keep = {SNAPSHOT_KEY: (self.version, parts if changes.full else self.full_parts())}
+        tiles = self.teams.to_write()  # the whole view in the cache, its tiles by team
+        keep = snapshot.entries(self.version, self.view_parts(), tiles, self.teams.html)
         if changes.full or len(self.state.agents) != self._named:
             agents = self.state.agents.values()
             keep[TEAMS_KEY] = sorted({a.team for a in agents if a.team})
@@ -237,6 +242,7 @@ class LiveFeed:
         await sync_to_async(store, thread_sensitive=False)(
             keep, {STATUS_KEY: self.status_view()}, 3 * self.heartbeat
         )
+        self.teams.written(tiles)
         await self.layer.group_send(
             LIVE_GROUP,
             {
@@ -267,11 +273,13 @@ class LiveFeed:
             self.agent_html = {
                 a: self.render.agent(state, x, self.stamps.get(a)) for a, x in state.agents.items()
             }
+            self.teams.reset({a: x.team for a, x in state.agents.items()})
             self.call_html = {k: self.render.call(state, x) for k, x in state.calls.items()}
             self.queue_html = {
                 k: self.render.queue(x, self.queue_plan(k)) for k, x in state.queues.items()
             }
         else:
+            teams = {}  # agent id -> the teams its tile goes to (a moved agent's old one too)
             for agent_id in changes.agents:
                 agent = state.agents.get(agent_id)
                 if agent:
@@ -279,6 +287,7 @@ class LiveFeed:
                         state, agent, self.stamps.get(agent_id)
                     )
                     agents.append(self.agent_html[agent_id])
+                    teams[agent_id] = self.teams.changed(agent_id, agent.team)
             for call_id in changes.removed_calls:
                 self.call_html.pop(call_id, None)
                 calls.append(self.render.removed_call(call_id))
@@ -291,12 +300,14 @@ class LiveFeed:
                 plan = self.queue_plan(queue_id)
                 self.queue_html[queue_id] = self.render.queue(state.queues[queue_id], plan)
                 queues.append(self.queue_html[queue_id])
+        self.teams.join(self.agent_html)
         kpis = self.render_kpis(changes)
         panels = {**self.render_panels(changes), **self.render_changed()}
         if changes.full:
             return self.full_parts()
         parts = {
             "agents": "".join(agents),
+            **team_tiles.by_team({a: self.agent_html[a] for a in teams}, teams),
             "calls": "".join(calls),
             "queues": "".join(queues),
             **kpis,
@@ -375,7 +386,17 @@ class LiveFeed:
     def full_parts(self) -> dict[str, str]:
         """The whole view as out-of-band containers: what a (re)connecting browser gets."""
         return {
-            **floor_parts(self.agent_html, self.call_html, self.queue_html),
+            **self.view_parts(),
+            "agents": floor_parts(self.agent_html, {}, {})["agents"],
+            **{team_tiles.part(t): html for t, html in self.teams.html.items() if t},
+        }
+
+    def view_parts(self) -> dict[str, str]:
+        """The whole view but its agent tiles (the cache keeps them by team: snapshot.py)."""
+        calls_queues = floor_parts({}, self.call_html, self.queue_html)
+        return {
+            "calls": calls_queues["calls"],
+            "queues": calls_queues["queues"],
             **{kpis_part(teams): html for teams, html in self.kpi_html.items()},
             **self.panel_html,
             "changed": self.changed_html,
@@ -390,7 +411,7 @@ def floor_parts(agents: dict, calls: dict, queues: dict) -> dict[str, str]:
     calls = "".join(calls.values()) or format_html(empty, "No calls right now")
     queues = "".join(queues.values()) or format_html(empty, "No queue figures yet")
     return {
-        "agents": "".join(['<div id="agents" class="agents">', *agents.values(), "</div>"]),
+        "agents": "".join([team_tiles.AGENTS_OPEN, *agents.values(), team_tiles.AGENTS_CLOSE]),
         # Scrollable lists: reachable by keyboard, and named (WCAG 2.1.1, 4.1.2)
         "calls": f'<ul id="calls-list" class="rows" tabindex="0" aria-label="Live calls">'
         f"{calls}</ul>",
@@ -403,12 +424,14 @@ def rendered_floor(audience: Shows) -> tuple[int | None, dict[str, str]]:
     """The floor as the last push left it, for a page to arrive with: the version and the
     parts its audience shows, the header's status among them; (None, {}) before any push.
     The page's socket then skips the snapshot of that same version (consumers.py)."""
-    snapshot = cache.get(SNAPSHOT_KEY)
-    if snapshot is None:
+    whole, _ = snapshot.read(audience.teams, tiles="agents" in audience.parts)
+    if whole is None:
         return None, {}
-    version, parts = snapshot
-    keys = zip((*audience.parts, "status"), (*audience.part_keys(), "status"), strict=True)
-    return version, {p: parts.get(k, "") for p, k in keys}
+    version, parts = whole
+    return version, {
+        **{p: audience.part(parts, p) for p in audience.parts},
+        "status": parts.get("status", ""),
+    }
 
 
 def live_calls() -> dict[str, tuple[str, str]]:

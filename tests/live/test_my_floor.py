@@ -1,6 +1,6 @@
 """My floor: a person's teams are the live view's default scope (tiles, KPI strip), the
 whole floor one click away; the feed renders one KPI strip per team set in use, never
-per browser, and each socket is sent its own set's."""
+per browser, and each socket is sent its own set's strip and its teams' tiles only."""
 
 import asyncio
 import re
@@ -45,6 +45,19 @@ def kpi(html, kind):
     """The value of the KPI tile `kind` (data-kind) in a strip."""
     found = re.search(rf'data-kind="{kind}">.*?<div class="value">(\d+)</div>', html)
     return int(found.group(1))
+
+
+def tiles(html):
+    """The agent tiles in a frame, by agent id."""
+    return re.findall(r'<div id="agent-([^"]+)" class="agent"', html)
+
+
+async def frames_until(ws, agent_id) -> str:
+    """The frames a socket is sent up to the first with `agent_id`'s tile, joined."""
+    got = []
+    while agent_id not in tiles(got[-1] if got else ""):
+        got.append(await ws.receive_from(timeout=2))
+    return "".join(got)
 
 
 def strip(html):
@@ -98,7 +111,7 @@ def test_the_feed_renders_each_team_sets_strip_once_per_push(db):
     assert kpi(parts["kpis@Support"], "available") == 1
     # An audience is sent its own set's strip, joined with the parts the whole floor shares.
     frame = Shows(LIVE_VIEW.parts, SUPPORT).compose(parts)
-    assert strip(frame) == "Support" and 'id="agent-w1"' in frame
+    assert strip(frame) == "Support" and tiles(frame) == ["s1"]
     assert strip(LIVE_VIEW.compose(parts)) == ""
     # A set no page shows any more is rendered no more.
     feed.team_sets = {SUPPORT}
@@ -123,7 +136,7 @@ async def test_a_socket_is_sent_the_strip_of_its_team_set_and_registers_it(bob):
         whole = await socket_for(bob, "/ws/live/")
         assert (await mine.connect())[0] and (await whole.connect())[0]
         first = await mine.receive_from(timeout=2)
-        assert 'id="agent-n1"' in first  # the tiles are the whole floor's (filtered in the page)
+        assert tiles(first) == ["s1"]  # its team's tiles only
         assert strip(first) is None  # its strip is not rendered yet: the socket asked for it
         assert strip(await whole.receive_from(timeout=2)) == ""
         sets = await sync_to_async(cache.get)(TEAM_SETS_KEY)
@@ -140,6 +153,43 @@ async def test_a_socket_is_sent_the_strip_of_its_team_set_and_registers_it(bob):
         version, parts = await sync_to_async(cache.get)(SNAPSHOT_KEY)
         assert "kpis@Support" in parts
         for ws in (mine, whole, later):
+            await ws.disconnect()
+
+
+@pytestmark_db
+async def test_a_team_socket_is_sent_its_teams_changes_only_and_none_is_lost(bob):
+    async with running_feed(FLOOR) as feed:
+        mine = await socket_for(bob, "/ws/live/?teams=Sales North,Support")
+        whole = await socket_for(bob, "/ws/live/")
+        assert (await mine.connect())[0] and (await whole.connect())[0]
+        first = await mine.receive_from(timeout=2)
+        assert first.startswith('<div id="agents" class="agents">')
+        assert sorted(tiles(first)) == ["n1", "n2", "s1"]
+        assert sorted(tiles(await whole.receive_from(timeout=2))) == ["n1", "n2", "s1", "w1"]
+        events, teams = Events(), {a.agent_id: a.team for a in FLOOR}
+        states = ["paused", "on_call", "wrap_up", "available"]
+        for n in range(12):  # every agent changes three times, in pushes of one or several
+            agent_id = FLOOR[n % 4].agent_id
+            feed.event(events.agent(n, agent_id, states[n % 4], team=teams[agent_id]))
+            if n % 3 == 0:
+                await asyncio.sleep(feed.tick * 2)
+        last = {FLOOR[n % 4].agent_id: n + 1 for n in range(12)}  # each agent's last seq
+        for ws, shown in ((mine, {"n1", "n2", "s1"}), (whole, set(teams))):
+            seen: dict[str, int] = {}
+            while any(seen.get(a, 0) < last[a] for a in shown):
+                frame = await ws.receive_from(timeout=2)
+                for agent_id, seq in re.findall(r'id="agent-([^"]+)"[^>]*data-seq="(\d+)"', frame):
+                    seen[agent_id] = max(seen.get(agent_id, 0), int(seq))
+            assert set(seen) == shown  # nothing of another team, nothing lost
+        # An agent moved to another team goes once more to its old team's pages, whose
+        # filter hides it, then no more.
+        feed.event(events.agent(20, "s1", "paused", team="Sales West"))
+        moved = await frames_until(mine, "s1")
+        assert 'data-team="Sales West"' in moved
+        feed.event(events.agent(21, "s1", "available", team="Sales West"))
+        feed.event(events.agent(21, "n1", "paused", team="Sales North"))
+        assert "s1" not in tiles(await frames_until(mine, "n1"))
+        for ws in (mine, whole):
             await ws.disconnect()
 
 
