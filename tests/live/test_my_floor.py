@@ -15,8 +15,10 @@ from dashboard.accounts.models import Preferences
 from dashboard.live.feed import (
     KPI_EVERY_S,
     LIVE_VIEW,
+    STRIPS_SHARE,
     TEAM_SETS_EVERY_S,
     Shows,
+    StripPace,
 )
 from dashboard.live.state import Changes, LiveState
 from dashboard.shared.cache_keys import SNAPSHOT_KEY, TEAM_SETS_KEY, TEAMS_KEY
@@ -124,6 +126,15 @@ def test_the_feed_renders_each_team_sets_strip_once_per_push(db):
     assert "kpis@Sales North,Support" not in feed.full_parts()
 
 
+def test_the_team_sets_strips_take_at_most_their_share_of_the_feeds_time():
+    pace = StripPace()
+    assert pace.due(0.0)
+    pace.rendered(10.0, 0.002)  # cheap (a small floor): with the floor's, every KPI_EVERY_S
+    assert not pace.due(10.0 + KPI_EVERY_S / 2) and pace.due(10.0 + KPI_EVERY_S)
+    pace.rendered(20.0, 0.2)  # 100 sets at 10,000 agents on a busy core
+    assert not pace.due(20.0 + 0.2 / STRIPS_SHARE - 0.01) and pace.due(20.0 + 0.2 / STRIPS_SHARE)
+
+
 # ---- The sockets -----------------------------------------------------------------------------
 pytestmark_db = pytest.mark.django_db(transaction=True)
 
@@ -189,7 +200,17 @@ async def test_a_team_socket_is_sent_its_teams_changes_only_and_none_is_lost(bob
         feed.event(events.agent(21, "s1", "available", team="Sales West"))
         feed.event(events.agent(21, "n1", "paused", team="Sales North"))
         assert "s1" not in tiles(await frames_until(mine, "n1"))
-        for ws in (mine, whole):
+        # A socket that comes later reads its teams' tiles from the cache, as they are now.
+        later = await socket_for(bob, "/ws/live/?teams=Support")
+        later_whole = await socket_for(bob, "/ws/live/")
+        assert (await later.connect())[0] and (await later_whole.connect())[0]
+        assert (await later.receive_from(timeout=2)).startswith(
+            '<div id="agents" class="agents"></div>'  # s1 has left Support
+        )
+        view = await later_whole.receive_from(timeout=2)
+        assert sorted(tiles(view)) == ["n1", "n2", "s1", "w1"]
+        assert re.search(r'id="agent-s1"[^>]*data-team="Sales West"', view)
+        for ws in (mine, whole, later, later_whole):
             await ws.disconnect()
 
 
