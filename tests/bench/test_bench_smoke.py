@@ -116,3 +116,19 @@ def test_it_measures_the_databases_growth_an_event(tmp_path):
     assert got["bytes_grown"] > 0 and got["bytes_per_event"] > 0
     assert got["bytes_per_event_by_table"]  # where it went
     assert "storage_smoke" in run.stdout
+
+
+def test_it_measures_team_pages_and_the_whole_floor_over_two_workers(tmp_path):
+    run = bench("teams_smoke", tmp_path)
+    got = json.loads((tmp_path / "latest.json").read_text())["teams_smoke"]
+    assert (got["agents"], got["clients"], got["connected"]) == (40, 6, 6)
+    assert got["emitted"] >= 10 and got["recorded"] == got["emitted"]
+    # A team's sockets were sent its own team's tiles only, and no one missed a change.
+    assert got["foreign"] == 0 and got["team_lost"] == 0 and got["floor_lost"] == 0
+    assert got["team_p99_ms"] > 0 and got["floor_p99_ms"] > 0 and got["team_vs_ideal"] > 0
+    assert got["ideal_team_p99_ms"] > 0 and got["ideal_floor_p99_ms"] > 0
+    # Each worker's sockets and CPU apart, and the bridge's, which applied every event.
+    assert len(got["workers"]) == 2 and all(w["lost"] == 0 for w in got["workers"])
+    assert all(w["cpu_s_per_s"] > 0 and w["rss_mb"] > 0 for w in got["workers"])
+    assert got["bridge_cpu_s_per_s"] > 0 and got["bridge_lag_p99_ms"] > 0
+    assert "teams_smoke" in run.stdout
