@@ -33,7 +33,7 @@ class Topology:
             )
             self.stack.callback(self.stop_processes)
             self.urls = [f"http://127.0.0.1:{port}" for port in ports]
-            wait_until(lambda: all(map(ready, self.urls)), 60, "every worker ready")
+            wait_until(lambda: all(map(ready, self.urls)), 120, "every worker ready")
         except BaseException:
             self.stack.close()
             raise
