@@ -237,6 +237,21 @@ def test_the_live_view_shows_my_floor_by_default_and_the_whole_floor_in_one_clic
     assert scope.in_use(cache.get(TEAM_SETS_KEY)) >= {("Sales North", "Support")}
 
 
+def test_a_team_page_arrives_with_its_teams_tiles_only(bob, client_for):
+    from dashboard.live import snapshot
+    from dashboard.main.bridge_task import live_feed
+
+    cache.clear()
+    feed = live_feed(LiveState(UTC), tick=0.1, heartbeat=60)
+    feed.snapshot(FLOOR, [])
+    feed.render_changes(Changes(full=True))
+    cache.set_many(snapshot.entries(7, feed.view_parts(), feed.teams.to_write(), feed.teams.html))
+    client = client_for(bob)
+    page = client.get("/?teams=Support").content.decode()
+    assert tiles(page) == ["s1"] and 'ws-connect="/ws/live/?v=7&amp;teams=Support"' in page
+    assert sorted(tiles(client.get("/?teams=all").content.decode())) == ["n1", "n2", "s1", "w1"]
+
+
 def test_someone_without_teams_sees_the_whole_floor_and_where_to_choose_them(carol, client_for):
     page = client_for(carol).get("/").content.decode()
     assert '<strong id="scope-label">Whole floor</strong>' in page
