@@ -8,6 +8,12 @@ the ideal reference's JSON frames (bench/reference.py). Each client keeps the ne
 it was shown per agent; latency is taken once per newly shown (agent, seq), from the
 simulator's `emitted_at` to receipt.
 
+With `--follow FILE` (JSON: `teams`, the teams to follow, and `agents`, each agent's team)
+each client follows one team, as a supervisor's "my floor" does (`/ws/live/?teams=`, the
+reference's `/?team=`): the i-th client of the process the i-th team, round the list from
+`--offset`; only its team's agents count as delivered or lost, and a tile of another team
+counts as `foreign`.
+
 Driven by lines on stdin (from bench/run.py): `window LO` starts measuring events with
 seq > LO; `report TRUTH OUT` writes what was measured to OUT; end of input stops it. The
 loop's own lag is measured too, so a slow client process is not mistaken for a slow server.
@@ -22,6 +28,7 @@ import sys
 import time
 from collections import Counter
 from datetime import datetime
+from urllib.parse import quote
 
 from .wsclient import connect, inflate
 
@@ -70,6 +77,9 @@ class Measure:
         self.latency = Counter()  # latency in 0.1 ms steps -> count, all clients
         self.lag = Counter()  # this loop's lag in 0.1 ms steps -> count
         self.seen: list[dict[str, int]] = []  # per client: agent -> newest seq shown
+        self.team: list[str | None] = []  # per client: the team it follows (None: the floor)
+        self.agents: dict[str, str] = {}  # agent -> team, for clients that follow one
+        self.foreign: list[int] = []  # per client: tiles of other teams shown
         self.shown: list[int] = []  # per client: fragments newly shown in the window
         self.errors: list[str] = []
 
@@ -79,14 +89,19 @@ class Measure:
         self.lag.clear()
         self.shown = [0] * len(self.shown)
 
-    def client(self) -> int:
+    def client(self, team: str | None = None) -> int:
         self.seen.append({})
         self.shown.append(0)
+        self.team.append(team)
+        self.foreign.append(0)
         return len(self.seen) - 1
 
     def receive(self, n: int, items, received: float):
-        seen = self.seen[n]
+        seen, team = self.seen[n], self.team[n]
         for agent, seq, emitted in items:
+            if team is not None and self.agents.get(agent) != team:
+                self.foreign[n] += 1
+                continue
             if seq > seen.get(agent, -1):
                 seen[agent] = seq
                 if self.lo is not None and seq > self.lo:
@@ -94,11 +109,11 @@ class Measure:
                     self.shown[n] += 1
 
 
-async def client(url: str, headers: dict, parse: Parser, m: Measure, ready):
+async def client(url: str, headers: dict, parse: Parser, m: Measure, ready, team=None):
     """One browser. A failed handshake is retried with jittered backoff, as htmx's websocket
     extension does after 1006; once connected, an end is recorded and not retried, so any
     event it costs is counted lost."""
-    n = m.client()
+    n = m.client(team)
 
     def receive(payload: bytes, compressed: bool):
         m.receive(n, parse(payload, compressed), time.time())
@@ -139,9 +154,18 @@ async def main(a):
         if len(answers) == a.count:
             connected.set()
 
+    teams = []
+    if a.follow:
+        with open(a.follow) as f:
+            follow = json.load(f)
+        teams, m.agents = follow["teams"], follow["agents"]
     tasks = []
-    for _ in range(a.count):  # ramp up, so connecting is not a thundering herd
-        tasks.append(asyncio.create_task(client(ws_url, headers, parse, m, ready)))
+    for i in range(a.count):  # ramp up, so connecting is not a thundering herd
+        team = teams[(a.offset + i) % len(teams)] if teams else None
+        url = ws_url
+        if team is not None:
+            url += f"{'?teams=' if a.mode == 'dashboard' else '/?team='}{quote(team)}"
+        tasks.append(asyncio.create_task(client(url, headers, parse, m, ready, team)))
         await asyncio.sleep(a.ramp)
     await connected.wait()
     print(f"connected {sum(answers)}", flush=True)
@@ -167,13 +191,18 @@ def results(m: Measure, truth: dict) -> dict:
     newer seq of the same agent; otherwise it is lost."""
     newest = truth["events"]  # agent -> seqs emitted in the window, ascending
     lost = []
-    for seen in m.seen:
+    for seen, team in zip(m.seen, m.team, strict=True):
         lost.append(
-            sum(sum(1 for s in seqs if s > seen.get(agent, -1)) for agent, seqs in newest.items())
+            sum(
+                sum(1 for s in seqs if s > seen.get(agent, -1))
+                for agent, seqs in newest.items()
+                if team is None or m.agents.get(agent) == team
+            )
         )
     return {
         "clients": len(m.seen),
         "lost": lost,
+        "foreign": sum(m.foreign),
         "shown": m.shown,
         "latency": dict(m.latency),
         "lag": dict(m.lag),
@@ -188,4 +217,6 @@ if __name__ == "__main__":
     p.add_argument("--count", type=int, required=True)
     p.add_argument("--cookie", default="", help="the session cookie of a browser signed in")
     p.add_argument("--ramp", type=float, default=0.02, help="seconds between connects")
+    p.add_argument("--follow", default="", help="JSON of the teams to follow, agents' teams")
+    p.add_argument("--offset", type=int, default=0, help="the first client's team's index")
     asyncio.run(main(p.parse_args()))

@@ -5,8 +5,10 @@ python-socketio client joins organisation A's room on the simulator and, on one 
 loop, coalesces agent events on the same leading edge as the live feed (a change after a
 quiet tick goes out at once; changes within the tick merge per agent, the newest wins), then
 sends one JSON frame per tick with the changed agents to every client of a plain
-`websockets` server. No Django, no rendering, no channel layer. Without `--port` it only
-records, so every target's run has the same record of what was emitted.
+`websockets` server; a client that follows one team (`/?team=NAME`) is sent its team's
+changed agents only, one frame per team and tick. No Django, no rendering, no channel
+layer. Without `--port` it only records, so every target's run has the same record of
+what was emitted.
 
 Driven by lines on stdin (from bench/run.py): `dump PATH LO HI` writes the agent events
 with LO < seq <= HI as {agent: [seq, ...]} to PATH; end of input stops it.
@@ -18,6 +20,7 @@ import json
 import sys
 import time
 from collections import defaultdict
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import socketio
@@ -27,8 +30,8 @@ from websockets.asyncio.server import broadcast, serve
 class Coalescer:
     """The live feed's leading-edge tick (dashboard/live/feed.py `LiveFeed.run`)."""
 
-    def __init__(self, tick: float, clients: set):
-        self.tick, self.clients = tick, clients
+    def __init__(self, tick: float, clients: dict[str | None, set]):
+        self.tick, self.clients = tick, clients  # team (None: the whole floor) -> sockets
         self.pending: dict[str, dict] = {}
         self.wakeup = asyncio.Event()
 
@@ -45,22 +48,28 @@ class Coalescer:
                 await asyncio.sleep(self.tick - gap)
             changed, self.pending = self.pending, {}
             self.wakeup.clear()
-            if self.clients:
-                broadcast(self.clients, json.dumps({"agents": list(changed.values())}))
+            by_team = defaultdict(list)
+            for event in changed.values():
+                by_team[event.get("team")].append(event)
+            for team, sockets in self.clients.items():
+                agents = list(changed.values()) if team is None else by_team.get(team)
+                if sockets and agents:
+                    broadcast(sockets, json.dumps({"agents": agents}))
             last = time.monotonic()
 
 
 async def main(a):
     events: list[tuple[str, int]] = []
-    clients = set()
+    clients = defaultdict(set)
     coalescer = Coalescer(a.tick, clients)
 
     async def handler(ws):
-        clients.add(ws)
+        team = (parse_qs(urlsplit(ws.request.path).query).get("team") or [None])[0]
+        clients[team].add(ws)
         try:
             await ws.wait_closed()
         finally:
-            clients.discard(ws)
+            clients[team].discard(ws)
 
     def take(data):
         if isinstance(data, dict) and isinstance(data.get("agent_id"), str):

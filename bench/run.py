@@ -7,7 +7,12 @@ client processes (bench/clients.py). Each scenario is one window: the simulator 
 the clients are told the first seq, the simulator resumes at the scenario's rate for its
 seconds and pauses again, and the run waits until the target and the clients are idle, so
 every event has had its chance to arrive. What counts as delivered and lost is defined in
-docs/performance.md. Scenarios of other kinds add their own module and results entry.
+docs/performance.md. A scenario may split its clients: `team_clients` of them follow one
+team each ("my floor", over a floor of `teams` teams), the rest the whole floor, each
+audience's figures apart; with `workers`, the target is the production topology (that
+many Daphne workers and one `manage.py bridge` over Redis and PostgreSQL), the clients
+spread over the workers, each worker's figures apart. Scenarios of other kinds add their
+own module and results entry.
 """
 
 import argparse
@@ -15,6 +20,7 @@ import dataclasses
 import json
 import math
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -23,7 +29,18 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import alerts, backfill, browser, interventions, reconnect, replay, storage, whatchanged
+from bench import (
+    alerts,
+    backfill,
+    browser,
+    interventions,
+    probe,
+    reconnect,
+    replay,
+    storage,
+    whatchanged,
+)
+from bench.topology import Topology
 from dashboard.live.feed import TICK_S  # the reference coalesces on the live feed's tick
 from dashboard.testing.processes import Process, free_port
 from dashboard.testing.servers import start_dashboard
@@ -46,8 +63,25 @@ class Scenario:
     seconds: float
     events: int = 0  # a burst: this many, even if the simulator falls behind its schedule
     target_p99_ms: float = 0
+    teams: int = 0  # the simulator's teams (0: its four named ones)
+    team_clients: int = 0  # of the clients, these follow one team each
+    workers: int = 0  # 0: `manage.py serve`; else that many web workers and a bridge
+    floor_target_p99_ms: float = 0  # the whole floor's sockets', beside the teams'
+    connects_per_s: float = CONNECTS_PER_S  # browsers arriving, all client processes together
+
+    @property
+    def size(self) -> tuple:
+        """Scenarios of the same size share one setup."""
+        return (self.agents, self.clients, self.teams, self.team_clients, self.workers)
 
 
+FLOOR10K = {
+    "target_p99_ms": 150,
+    "floor_target_p99_ms": 300,
+    "teams": 100,
+    "team_clients": 900,
+    "connects_per_s": 20,
+}
 SCENARIOS = {
     s.name: s
     for s in [
@@ -56,6 +90,12 @@ SCENARIOS = {
         Scenario("burst", 1000, 2000, 500, 0.9, events=2000, target_p99_ms=500),
         Scenario("crowd", 1000, 200, 1500, 20, target_p99_ms=250),
         Scenario("smoke", 10, 5, 3, 2),  # the smoke test's
+        # 10,000 agents in 100 teams: 900 "my floor" pages of one team each, 100 whole floors
+        Scenario("floor10k", 10000, 1000, 1000, 20, **FLOOR10K),
+        Scenario("scaleout", 10000, 1000, 1000, 20, workers=2, **FLOOR10K),  # two web workers
+        Scenario(  # the smoke test's: teams and the whole floor, over two workers
+            "teams_smoke", 40, 10, 6, 3, teams=4, team_clients=4, workers=2
+        ),
     ]
 }
 OTHERS = {  # scenarios with a module of their own
@@ -122,6 +162,8 @@ DEFAULT = (
     "interventions",
     "whatchanged",
     "storage",
+    "floor10k",
+    "scaleout",
 )
 
 
@@ -170,49 +212,82 @@ def percentile(hist: dict[int, int], q: float) -> float:
 class Setup:
     """The simulator, one target and its clients, for scenarios of the same size."""
 
-    def __init__(self, kind: str, agents: int, clients: int, workdir: Path):
+    def __init__(self, kind: str, s: Scenario, workdir: Path, profile: bool = False):
         self.kind, self.workdir, self.children, self.server = kind, workdir, [], None
+        self.topology, self.profile = None, profile
+        teams = ("--teams", s.teams) if s.teams else ()
         self.sim = start_simulator(
-            "--agents", agents, "--events-per-second", 1, "--faults", "--seed", 7
+            "--agents", s.agents, *teams, "--events-per-second", 1, "--faults", "--seed", 7
         )
         try:
-            self._start(agents, clients)
+            self._start(s)
         except BaseException:
             self.stop()
             raise
 
-    def _start(self, agents, clients):
+    def _start(self, s: Scenario):
         self.sim.control("pause")
         sim_args = ("--sim", self.sim.auth_url)
-        if self.kind == "dashboard":
+        self.metrics_url = None
+        if self.kind == "dashboard" and s.workers:
+            self.topology = Topology(self.sim, s.workers)
+            self.cookies = self.topology.cookies()
+            self.targets = [w.pid for w in self.topology.workers] + [self.topology.bridge.pid]
+            urls = self.topology.urls
+            self.metrics_url = urls[0]
+        elif self.kind == "dashboard":
             # INFO: the bridge's seq gaps and reconnects (each a reload) show in the results
-            self.server = start_dashboard(self.sim, self.workdir, {"LOG_LEVEL": "INFO"})
+            env = {"LOG_LEVEL": "INFO", "METRICS_TOKEN": probe.METRICS_TOKEN}
+            # its first whole view of a large floor takes seconds of the loop to render
+            self.server = start_dashboard(self.sim, self.workdir, env, timeout=120)
             self.server.add_user("bench", "supervisor")
             # One sign-in through the form for all clients: each takes the password hash's
             # ~0.5 s in Django's one sync thread, which websocket handshakes also wait for.
             http = self.server.signed_in_client("bench")
             self.cookies = dict(http.cookies.items())
-            cookie = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
             http.close()
-            self.pid, url = self.server.process.pid, self.server.url
+            self.targets, urls = [self.server.process.pid], [self.server.url]
+            self.metrics_url = self.server.url
         else:
             port = free_port()
             ref = self._child("bench.reference", *sim_args, "--port", port, "--tick", TICK_S)
             ref.expect("reference ready", 30)
-            self.pid, url = ref.pid, f"http://127.0.0.1:{port}"
-            cookie = ""
+            self.targets, urls = [ref.pid], [f"http://127.0.0.1:{port}"]
+            self.cookies = {}
+        self.pid = self.targets[0]
+        cookie = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         self.recorder = self._child("bench.reference", *sim_args)
         self.recorder.expect("reference ready", 30)
-        n = math.ceil(clients / CLIENTS_PER_PROCESS)
-        self.clients = []
-        for i in range(n):
-            count = clients // n + (i < clients % n)
-            args = ["--mode", self.kind]
-            args += ["--url", url, "--count", str(count), "--ramp", str(n / CONNECTS_PER_S)]
-            if cookie:
-                args += ["--cookie", cookie]
-            self.clients.append(self._child("bench.clients", *args))
-        self.connected = sum(int(x.expect("connected", 180).split()[1]) for x in self.clients)
+        self.clients, self.client_group, self.client_worker = [], [], []
+        follow = self._follow() if s.team_clients else ""
+        groups = [
+            ("team", s.team_clients, ["--follow", follow]),
+            ("floor", s.clients - s.team_clients, []),
+        ]
+        processes = sum(
+            max(math.ceil(n / CLIENTS_PER_PROCESS), len(urls)) for _, n, _ in groups if n
+        )
+        for group, clients, extra in groups:
+            n = max(math.ceil(clients / CLIENTS_PER_PROCESS), len(urls)) if clients else 0
+            offset = 0
+            for i in range(n):
+                count = clients // n + (i < clients % n)
+                args = ["--mode", self.kind, "--url", urls[i % len(urls)], "--count", str(count)]
+                args += ["--ramp", str(processes / s.connects_per_s), *extra, "--offset", offset]
+                if cookie:
+                    args += ["--cookie", cookie]
+                self.clients.append(self._child("bench.clients", *args))
+                self.client_group.append(group)
+                self.client_worker.append(i % len(urls))
+                offset += count
+        self.connected = sum(int(x.expect("connected", 240).split()[1]) for x in self.clients)
+
+    def _follow(self) -> str:
+        """The file telling team clients the teams and each agent's team (the simulator's)."""
+        agents = {a["agentId"]: a["team"] for a in self.sim.agents()}
+        path = self.workdir / f"follow-{self.kind}.json"
+        path.write_text(json.dumps({"teams": sorted(set(agents.values())), "agents": agents}))
+        return str(path)
 
     def _child(self, module, *args):
         child = spawn(module, *args)
@@ -226,22 +301,53 @@ class Setup:
         """One measured window: `seconds` at `rate` events/s from a quiet start (or, given
         `events`, until that many were emitted, however late the simulator is)."""
         lo = self._start_measuring(rate)
-        logged = len(self.server.log()) if self.server else 0
+        logged = len(self.log())
         ticks = cpu_ticks(self.pid)
+        each = {pid: cpu_ticks(pid) for pid in self.targets}
         client_pids = [client.pid for client in self.clients]
         client_ticks = sum(map(cpu_ticks, client_pids))
+        lags = probe.lag_buckets(self.metrics_url) if self.metrics_url else {}
+        profile = None
+        if self.profile and self.kind == "dashboard":
+            profile = probe.Profile(self.pid, seconds, self.workdir / f"profile-{lo}.txt")
         cpu, load_s = self._emit(lo, seconds, events)
         hi, lag = self.seq(), self.sim.stats()["lag_ms"]
         drain = self._drain()
         work = (cpu_ticks(self.pid) - ticks) / TICKS  # everything the window cost it
+        each = {pid: (cpu_ticks(pid) - t) / TICKS / load_s for pid, t in each.items()}
         client_work = (sum(map(cpu_ticks, client_pids)) - client_ticks) / TICKS
         truth, parts = self._reports(lo, hi)
-        log = self.server.log()[logged:] if self.server else ""
+        log = self.log()[logged:]
+        recorded = json.loads(truth.read_text())["count"]
+        out = {}
+        if self.metrics_url:
+            out["bridge_lag_p99_ms"] = probe.lag_p99_ms(lags, probe.lag_buckets(self.metrics_url))
+        if profile:
+            out["profile"] = profile.summary()
+        for group in dict.fromkeys(self.client_group):
+            mine = [p for p, g in zip(parts, self.client_group, strict=True) if g == group]
+            out[group] = delivery(mine, hi - lo, recorded)
+        if self.topology:
+            out["workers"] = [
+                {
+                    **delivery(
+                        [p for p, w in zip(parts, self.client_worker, strict=True) if w == n],
+                        hi - lo,
+                        recorded,
+                    ),  # fmt: skip
+                    "cpu_s_per_s": round(each[worker.pid], 3),
+                    "rss_mb": peak_rss_mb(worker.pid),
+                }
+                for n, worker in enumerate(self.topology.workers)
+            ]
+            out["bridge_cpu_s_per_s"] = round(each[self.topology.bridge.pid], 3)
+            out["bridge_rss_mb"] = peak_rss_mb(self.topology.bridge.pid)
         return {
             "connected": self.connected,
             # a reload after a gap or a reconnect shows the right state under an older seq
             "bridge_reloads": log.count("seq gap") + log.count("realtime session ended"),
-            **delivery(parts, hi - lo, json.loads(truth.read_text())["count"]),
+            **delivery(parts, hi - lo, recorded),
+            **out,
             "cpu_pct": round(100 * cpu, 1),
             "cpu_s": round(work, 2),
             "cpu_s_per_s": round(work / load_s, 3),
@@ -263,6 +369,11 @@ class Setup:
             client.expect("measuring", 30)
         return lo
 
+    def log(self) -> str:
+        if self.topology:
+            return self.topology.log()
+        return self.server.log() if self.server else ""
+
     def _emit(self, lo: int, seconds: float, events: int) -> tuple[float, float]:
         """Let the simulator run; the target's CPU share meanwhile (of one core), and for
         how long it ran."""
@@ -277,7 +388,7 @@ class Setup:
 
     def _drain(self) -> float:
         """Wait until the target and the clients are idle; how long the backlog took."""
-        pids = [self.pid, *(client.pid for client in self.clients)]
+        pids = [*self.targets, *(client.pid for client in self.clients)]
         drain = settle(pids)
         if self.kind == "dashboard":  # a dropped push is repaired by the next: the heartbeat
             time.sleep(HEARTBEAT_S + 1)
@@ -302,17 +413,20 @@ class Setup:
             child.stop()
         if self.server:
             self.server.stop()
+        if self.topology:
+            self.topology.stop()
         self.sim.stop()
 
 
 def delivery(parts: list[dict], emitted: int, recorded: int) -> dict:
     """Latency, losses and the clients' own lag, from the client processes' reports."""
-    latency, lag, lost, shown, errors = {}, {}, [], [], []
+    latency, lag, lost, shown, errors, foreign = {}, {}, [], [], [], 0
     for part in parts:
         for hist, into in ((part["latency"], latency), (part["lag"], lag)):
             for k, v in hist.items():
                 into[int(k)] = into.get(int(k), 0) + v
         lost += part["lost"]
+        foreign += part.get("foreign", 0)
         shown += part["shown"]
         errors += part["errors"]
     return {
@@ -326,20 +440,24 @@ def delivery(parts: list[dict], emitted: int, recorded: int) -> dict:
         "shown_per_client_median": statistics.median(shown) if shown else 0,
         "client_lag_ms": {"p99": percentile(lag, 0.99), "max": max(lag, default=0) / 10},
         "client_errors": errors[:5],
+        "foreign": foreign,  # tiles of other teams shown to a team's clients: none is right
     }
 
 
-def measure(kind: str, scenarios: list[Scenario], workdir: Path) -> dict:
-    """Run the scenarios against one kind of target, one setup per (agents, clients)."""
+def measure(kind: str, scenarios: list[Scenario], workdir: Path, profile=False) -> dict:
+    """Run the scenarios against one kind of target, one setup per size."""
     out = {}
-    sizes = list(dict.fromkeys((s.agents, s.clients) for s in scenarios))
-    for agents, clients in sizes:
-        setup = Setup(kind, agents, clients, workdir)
+
+    def size(s: Scenario) -> tuple:  # the ideal reference has no workers: one process
+        return s.size if kind == "dashboard" else s.size[:-1]
+
+    for key in dict.fromkeys(map(size, scenarios)):
+        group = [s for s in scenarios if size(s) == key]
+        setup = Setup(kind, group[0], workdir, profile)
         try:
-            for s in scenarios:
-                if (s.agents, s.clients) == (agents, clients):
-                    print(f"  {kind}: {s.name} ...", flush=True)
-                    out[s.name] = setup.window(s.events_per_s, s.seconds, s.events)
+            for s in group:
+                print(f"  {kind}: {s.name} ...", flush=True)
+                out[s.name] = setup.window(s.events_per_s, s.seconds, s.events)
         finally:
             setup.stop()
     return out
@@ -397,8 +515,31 @@ def combine(scenarios: list[Scenario], dash: dict, ideal: dict) -> dict:
             **{f"ideal_{k}": i[k] for k in IDEAL_KEYS},
             "p99_vs_ideal": ratio(d["p99_ms"], i["p99_ms"]),
             "target_p99_ms": s.target_p99_ms or None,
+            **{k: d[k] for k in PROCESS_KEYS if k in d},
+            **audiences(s, d, i),
         }
     return results
+
+
+PROCESS_KEYS = ("bridge_lag_p99_ms", "workers", "bridge_cpu_s_per_s", "bridge_rss_mb", "profile")
+
+
+def audiences(s: Scenario, d: dict, i: dict) -> dict:
+    """A scenario whose clients follow teams: the teams' and the whole floor's figures apart,
+    each beside the ideal reference's for the same audience in the same run."""
+    if not s.team_clients:
+        return {}
+    out = {"foreign": d["team"]["foreign"], "floor_target_p99_ms": s.floor_target_p99_ms}
+    for group in ("team", "floor"):
+        if group in d:
+            out |= {
+                f"{group}_p99_ms": d[group]["p99_ms"],
+                f"{group}_p50_ms": d[group]["p50_ms"],
+                f"{group}_lost": d[group]["lost"],
+                f"ideal_{group}_p99_ms": i[group]["p99_ms"],
+                f"{group}_vs_ideal": ratio(d[group]["p99_ms"], i[group]["p99_ms"]),
+            }
+    return out
 
 
 def ratio(a, b):
@@ -518,11 +659,15 @@ def measure_other(name: str, workdir: Path) -> dict:
             child.stop()
 
 
-def measure_all(names: list[str], scenarios: list[Scenario]) -> dict:
+def measure_all(names: list[str], scenarios: list[Scenario], profile: Path | None = None) -> dict:
     """One run of the named scenarios: the socket ones against the dashboard and the ideal
-    reference, then the others."""
+    reference, then the others. With `profile`, where the dashboard's (the first worker's)
+    CPU went in each socket scenario, sampled by py-spy, goes there."""
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
-        dash = measure("dashboard", scenarios, Path(tmp))
+        dash = measure("dashboard", scenarios, Path(tmp), bool(profile))
+        if profile:
+            for p in Path(tmp).glob("profile-*.txt"):
+                shutil.copy(p, profile)
         ideal = measure("reference", scenarios, Path(tmp))
         results = combine(scenarios, dash, ideal)
         for name in names:
@@ -572,6 +717,11 @@ def main():
     p.add_argument("--out", type=Path, default=RESULTS, help="where the results go")
     p.add_argument("--no-plot", action="store_true")
     p.add_argument(
+        "--profile",
+        action="store_true",
+        help="sample where the dashboard's CPU goes (py-spy), kept in the results folder",
+    )
+    p.add_argument(
         "--runs", type=int, default=1, help="run everything this many times; report medians"
     )
     a = p.parse_args()
@@ -582,7 +732,7 @@ def main():
     a.out.mkdir(parents=True, exist_ok=True)
     runs = []
     for k in range(1, a.runs + 1):
-        runs.append(measure_all(names, scenarios))
+        runs.append(measure_all(names, scenarios, a.out if a.profile else None))
         if a.runs > 1:  # each run kept as it ends: a long series is never lost to the last
             (a.out / f"{date}-run{k}.json").write_text(json.dumps(runs[-1], indent=2))
     results = median_of(runs)

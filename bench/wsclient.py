@@ -135,7 +135,8 @@ async def connect(url: str, headers: dict, on_message, timeout=30.0) -> Socket:
     _, sock = await loop.create_connection(lambda: Socket(on_message), parts.hostname, parts.port)
     offer = f"Sec-WebSocket-Extensions: {OFFER}"
     extra = [offer, *(f"{k}: {v}" for k, v in headers.items())]
-    sock.transport.write(upgrade_request(parts.netloc, parts.path, extra))
+    path = f"{parts.path or '/'}?{parts.query}" if parts.query else parts.path
+    sock.transport.write(upgrade_request(parts.netloc, path, extra))
     try:
         await asyncio.wait_for(asyncio.shield(sock.opened), timeout)
     except BaseException:

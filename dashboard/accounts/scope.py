@@ -23,7 +23,7 @@ from dashboard.shared.cache_keys import TEAM_SETS_KEY
 
 ALL = "all"
 MAX_TEAMS = 20  # in one scope
-MAX_SETS = 64  # in use at once: the feed renders one strip each (the oldest one drops out)
+MAX_SETS = 256  # in use at once: the feed renders one strip each (the oldest one drops out)
 RENEW_S = 60  # a registration younger than this is not written again
 
 

@@ -1,15 +1,18 @@
 """Who the live pushes go to: each audience is sent only the parts its page shows.
 
-A push carries its fragments as named parts (agents, calls, queues, kpis and a KPI strip
-per team set pages show (accounts/scope.py), the wallboard's panels, status). An audience
-(`Shows`: the live view of a team set, a wallboard with its panel set) gets them joined
-into one frame per push by the process's fan-out (fanout.py), never per browser: a
-KPI-only wallboard receives no agent names, no calls.
+A push carries its fragments as named parts (agents and each team's tiles (team_tiles.py),
+calls, queues, kpis and a KPI strip per team set pages show (accounts/scope.py), the
+wallboard's panels, status). An audience (`Shows`: the live view of a team set, a
+wallboard with its panel set) gets them joined into one frame per push by the process's
+fan-out (fanout.py), never per browser: a KPI-only wallboard receives no agent names, no
+calls, and a team's page only its teams' tiles.
 """
 
 from dataclasses import dataclass
 
 from dashboard.accounts import scope
+
+from . import team_tiles
 
 # What a wallboard may show ("changed": the live view's "What changed" panel)
 PANELS = ("kpis", "agents", "queues", "campaigns", "qa", "alerts", "changed")
@@ -18,8 +21,8 @@ PANELS = ("kpis", "agents", "queues", "campaigns", "qa", "alerts", "changed")
 @dataclass(frozen=True)
 class Shows:
     """An audience of the live pushes: the parts its page shows, and the teams whose KPI
-    strip it shows (() for the whole floor's). Every frame ends with the header's status
-    (freshness, AI line), which every page shows."""
+    strip and agent tiles it shows (() for the whole floor's: team_tiles.py). Every frame
+    ends with the header's status (freshness, AI line), which every page shows."""
 
     parts: tuple[str, ...]
     teams: tuple[str, ...] = ()
@@ -28,15 +31,18 @@ class Shows:
     def name(self) -> str:
         return "+".join(self.parts) + (f"@{scope.key(self.teams)}" if self.teams else "")
 
-    def part_keys(self) -> list[str]:
-        """The push's parts this audience is sent, in order: its teams' KPI strip."""
-        kpis = kpis_part(self.teams)
-        return [kpis if p == "kpis" else p for p in self.parts]
+    def part(self, parts: dict[str, str], name: str) -> str:
+        """What this audience is sent of the part `name`: its teams' KPI strip and tiles."""
+        if name == "kpis":
+            return parts.get(kpis_part(self.teams), "")
+        if name == "agents" and self.teams:
+            return team_tiles.compose(parts, self.teams)
+        return parts.get(name, "")
 
     def compose(self, parts: dict[str, str]) -> str:
         """The frame of a push or a snapshot: "" when nothing it shows changed (the fan-out
         then advances the audience's version without writing anything)."""
-        return "".join([*(parts.get(p, "") for p in self.part_keys()), parts.get("status", "")])
+        return "".join([*(self.part(parts, p) for p in self.parts), parts.get("status", "")])
 
     def frame(self, message: dict) -> str:
         return self.compose(message["parts"])

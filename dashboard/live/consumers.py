@@ -20,7 +20,6 @@ from dashboard.accounts.sockets import AccessGuard
 from dashboard.shared import metrics
 from dashboard.shared.cache_keys import (
     COACHING_OFFERS_KEY,
-    SNAPSHOT_KEY,
     STATUS_KEY,
     TEAMS_KEY,
     alerts_key,
@@ -31,6 +30,7 @@ from dashboard.shared.groups import ALERTS, FLOOR_CHARTS, LIVE_GROUP, STATUS_GRO
 from . import fanout
 from .audiences import LIVE_VIEW, Shows
 from .handshake import in_thread
+from .snapshot import read as whole_view
 
 WAITING = (
     '<div id="upstream" hidden data-state="connecting" data-since="">waiting for the feed</div>'
@@ -166,10 +166,10 @@ class LiveConsumer(PushConsumer):
         longer has them all."""
         if fanout.hub_of(self):  # the hub keeps what is pushed from now until the join
             await fanout.attach(self, self.group, self.audience)
-        got = await in_thread(cache.get_many)([SNAPSHOT_KEY, TEAMS_KEY, *self.tray_key()])
+        teams, grid = self.audience.teams, "agents" in self.audience.parts
+        snapshot, got = await in_thread(whole_view)(teams, TEAMS_KEY, *self.tray_key(), tiles=grid)
         if self.audience.teams:  # the feed renders its strip from its next push on
             await in_thread(scope.register)(self.audience.teams, got.get(TEAMS_KEY))
-        snapshot = got.get(SNAPSHOT_KEY)
         rendered = self.rendered_version() if self.first_snapshot else None
         self.first_snapshot = False
         if snapshot is None:

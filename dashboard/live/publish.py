@@ -1,11 +1,12 @@
 """Each push, once, to everyone who follows the floor.
 
 A push is numbered and carries the previous number; the whole view is written to the cache
-first, so a socket that sees a jump (a dropped push) resends its browser the whole view
-instead of leaving it wrong. Then one message goes to the group `live` (the live view,
-each team set's and each wallboard's audience: audiences.py, framed per audience by
-fanout.py), the changed tiles to the subscribers (the agent pages), and the header's
-status to the pages that follow only it.
+first (its agent tiles by team, only the teams that changed: snapshot.py), so a socket that
+sees a jump (a dropped push) resends its browser the whole view instead of leaving it
+wrong. Then one message goes to the group `live` (the live view, each team set's and each
+wallboard's audience: audiences.py, framed per audience by fanout.py), the changed tiles
+to the subscribers (the agent pages), and the header's status to the pages that follow
+only it.
 """
 
 import time
@@ -19,13 +20,13 @@ from dashboard.shared import metrics
 from dashboard.shared.cache_keys import (
     AGENT_TEAMS_KEY,
     NAMES_KEY,
-    SNAPSHOT_KEY,
     STATUS_KEY,
     TEAM_SETS_KEY,
     TEAMS_KEY,
 )
 from dashboard.shared.groups import LIVE_GROUP, STATUS_GROUP
 
+from . import snapshot
 from .audiences import Shows
 from .leader import still_leading
 from .state import Changes
@@ -59,7 +60,8 @@ class Publisher:
             view.team_sets = scope.in_use(sets)
         parts = view.render_changes(changes)
         self.version += 1
-        keep = {SNAPSHOT_KEY: (self.version, parts if changes.full else view.full_parts())}
+        tiles = view.teams.to_write()  # the whole view in the cache, its tiles by team
+        keep = snapshot.entries(self.version, view.view_parts(), tiles, view.teams.html)
         if changes.full or len(state.agents) != self._named:
             agents = state.agents.values()
             keep[TEAMS_KEY] = sorted({a.team for a in agents if a.team})
@@ -77,6 +79,7 @@ class Publisher:
         await sync_to_async(store, thread_sensitive=False)(
             keep, {STATUS_KEY: view.status_view()}, 3 * self.heartbeat
         )
+        view.teams.written(tiles)
         await self.layer.group_send(
             LIVE_GROUP,
             {
@@ -114,12 +117,14 @@ def rendered_floor(audience: Shows) -> tuple[int | None, dict[str, str]]:
     """The floor as the last push left it, for a page to arrive with: the version and the
     parts its audience shows, the header's status among them; (None, {}) before any push.
     The page's socket then skips the snapshot of that same version (consumers.py)."""
-    snapshot = cache.get(SNAPSHOT_KEY)
-    if snapshot is None:
+    whole, _ = snapshot.read(audience.teams, tiles="agents" in audience.parts)
+    if whole is None:
         return None, {}
-    version, parts = snapshot
-    keys = zip((*audience.parts, "status"), (*audience.part_keys(), "status"), strict=True)
-    return version, {p: parts.get(k, "") for p, k in keys}
+    version, parts = whole
+    return version, {
+        **{p: audience.part(parts, p) for p in audience.parts},
+        "status": parts.get("status", ""),
+    }
 
 
 def live_calls() -> dict[str, tuple[str, str]]:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from django.template.loader import get_template
 from django.utils.html import format_html
 
+from dashboard.shared.templatetags.links import agent_url
 from dashboard.upstream import contract as c
 
 from . import explain
@@ -81,6 +82,7 @@ class Renderer:
         self._kpis = get_template("live/_kpis.html")
         self._upstream = get_template("live/_upstream.html")
         self.campaigns: dict[str, str] = {}
+        self.agent_urls: dict[str, str] = {}  # agent id -> its page's address, worked out once
 
     @staticmethod
     def _render(template, context: dict) -> str:
@@ -94,6 +96,7 @@ class Renderer:
             {
                 "agent": {
                     "id": agent.agent_id,
+                    "url": self.agent_url(agent.agent_id),
                     "name": agent.name,
                     "team": agent.team,
                     "state": agent.status,
@@ -116,6 +119,14 @@ class Renderer:
                 }
             },
         )
+
+    def agent_url(self, agent_id: str) -> str:
+        """An agent's page (`links.agent_url`: a URL reversal), once per agent: a sixth of
+        a tile's rendering, a thousand tiles a second on a floor of 10,000."""
+        url = self.agent_urls.get(agent_id)
+        if url is None:
+            url = self.agent_urls[agent_id] = agent_url(agent_id)
+        return url
 
     def call(self, state: LiveState, call: c.Call) -> str:
         agent = state.agents.get(call.agent_id or "")

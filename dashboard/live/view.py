@@ -1,15 +1,18 @@
 """The floor as the pages show it: each fragment rendered once per change and kept.
 
 A push carries only the fragments that changed; the kept ones make the whole view, which
-is cached for every socket that (re)connects or sees a jump (publish.py). The KPI strip
-changes with nearly every event (4 KB in every push otherwise), so it is rendered at most
-every KPI_EVERY_S, and the header's status only when it changed.
+is cached for every socket that (re)connects or sees a jump (publish.py; its agent tiles
+by team: snapshot.py). A changed tile also goes out in its team's part (team_tiles.py),
+for the pages of a team set. The KPI strip changes with nearly every event (4 KB in every
+push otherwise), so it is rendered at most every KPI_EVERY_S, the team sets' strips within
+STRIPS_SHARE of the feed's time, and the header's status only when it changed.
 """
 
 import time
 
 from django.utils.html import format_html
 
+from . import team_tiles
 from .audiences import kpis_part
 from .changed import render_changed
 from .inbox import Inbox, now
@@ -20,6 +23,24 @@ from .subscribers import Board, Subscriber
 # The KPI strip is rendered and sent at most this often; a change in between goes out when
 # this much has passed.
 KPI_EVERY_S = 0.25
+# The team sets' KPI strips take at most this share of the feed's time: rendered with the
+# whole floor's (every KPI_EVERY_S) on a small floor, less often where they are many on a
+# large one (100 sets at 10,000 agents take some 40 ms each time on a quiet core).
+STRIPS_SHARE = 0.1
+
+
+class StripPace:
+    """When the team sets' strips are next due: KPI_EVERY_S after the last, or as long
+    after as keeps their share of the time under STRIPS_SHARE."""
+
+    def __init__(self):
+        self.at, self.every = -KPI_EVERY_S, KPI_EVERY_S
+
+    def due(self, clock: float) -> bool:
+        return clock - self.at >= self.every
+
+    def rendered(self, clock: float, took_s: float):
+        self.at, self.every = clock, max(KPI_EVERY_S, took_s / STRIPS_SHARE)
 
 
 class FloorView:
@@ -29,6 +50,7 @@ class FloorView:
         self.subscribers = subscribers  # their own parts ride along (the wallboard's panels)
         self.render = Renderer()
         self.agent_html: dict[str, str] = {}
+        self.teams = team_tiles.TeamTiles()  # each team's tiles, for team pages and the cache
         self.call_html: dict[str, str] = {}
         self.queue_html: dict[str, str] = {}
         self.kpi_html: dict[tuple, str] = {}  # team set (() the whole floor) -> its KPI strip
@@ -41,6 +63,7 @@ class FloorView:
         self._status_html: tuple = (None, "")  # (status view, its html) last rendered
         self._kpis_at = 0.0  # when the KPI strip was last rendered
         self.kpis_due: float | None = None  # a KPI change waits for its turn until then
+        self.strips = StripPace()  # how often the team sets' strips are rendered
 
     def render_changes(self, changes: Changes) -> dict[str, str]:
         """Render what changed once, into the fragments kept for the full view. Returns the
@@ -53,11 +76,13 @@ class FloorView:
             self.agent_html = {
                 a: self.render.agent(state, x, stamps.get(a)) for a, x in state.agents.items()
             }
+            self.teams.reset({a: x.team for a, x in state.agents.items()})
             self.call_html = {k: self.render.call(state, x) for k, x in state.calls.items()}
             self.queue_html = {
                 k: self.render.queue(x, self.queue_plan(k)) for k, x in state.queues.items()
             }
         else:
+            teams = {}  # agent id -> the teams its tile goes to (a moved agent's old one too)
             for agent_id in changes.agents:
                 agent = state.agents.get(agent_id)
                 if agent:
@@ -65,6 +90,7 @@ class FloorView:
                         state, agent, stamps.get(agent_id)
                     )
                     agents.append(self.agent_html[agent_id])
+                    teams[agent_id] = self.teams.changed(agent_id, agent.team)
             for call_id in changes.removed_calls:
                 self.call_html.pop(call_id, None)
                 calls.append(self.render.removed_call(call_id))
@@ -77,12 +103,14 @@ class FloorView:
                 plan = self.queue_plan(queue_id)
                 self.queue_html[queue_id] = self.render.queue(state.queues[queue_id], plan)
                 queues.append(self.queue_html[queue_id])
+        self.teams.join(self.agent_html)
         kpis = self.render_kpis(changes)
         panels = {**self.render_board(changes), **self.render_changed()}
         if changes.full:
             return self.full_parts()
         parts = {
             "agents": "".join(agents),
+            **team_tiles.by_team({a: self.agent_html[a] for a in teams}, teams),
             "calls": "".join(calls),
             "queues": "".join(queues),
             **kpis,
@@ -112,7 +140,13 @@ class FloorView:
                 self.kpis_due = self._kpis_at + KPI_EVERY_S  # the run loop wakes for it
             return {}
         self._kpis_at, self.kpis_due = clock, None
-        strips = self.render.kpi_strips(self.inbox.state, self.inbox.figures, now(), self.team_sets)
+        sets = self.team_sets if changes.full or new_set or self.strips.due(clock) else set()
+        started = time.perf_counter()
+        strips = self.render.kpi_strips(self.inbox.state, self.inbox.figures, now(), sets)
+        if sets:
+            self.strips.rendered(clock, time.perf_counter() - started)
+        kept = {t: h for t, h in self.kpi_html.items() if t in self.team_sets}
+        strips = {**kept, **strips}  # team sets not due keep their last strip
         changed = {kpis_part(t): h for t, h in strips.items() if h != self.kpi_html.get(t)}
         self.kpi_html = strips
         return changed
@@ -170,7 +204,17 @@ class FloorView:
     def full_parts(self) -> dict[str, str]:
         """The whole view as out-of-band containers: what a (re)connecting browser gets."""
         return {
-            **floor_parts(self.agent_html, self.call_html, self.queue_html),
+            **self.view_parts(),
+            "agents": floor_parts(self.agent_html, {}, {})["agents"],
+            **{team_tiles.part(t): html for t, html in self.teams.html.items() if t},
+        }
+
+    def view_parts(self) -> dict[str, str]:
+        """The whole view but its agent tiles (the cache keeps them by team: snapshot.py)."""
+        calls_queues = floor_parts({}, self.call_html, self.queue_html)
+        return {
+            "calls": calls_queues["calls"],
+            "queues": calls_queues["queues"],
             **{kpis_part(teams): html for teams, html in self.kpi_html.items()},
             **self.panel_html,
             "changed": self.changed_html,
@@ -185,7 +229,7 @@ def floor_parts(agents: dict, calls: dict, queues: dict) -> dict[str, str]:
     calls = "".join(calls.values()) or format_html(empty, "No calls right now")
     queues = "".join(queues.values()) or format_html(empty, "No queue figures yet")
     return {
-        "agents": "".join(['<div id="agents" class="agents">', *agents.values(), "</div>"]),
+        "agents": "".join([team_tiles.AGENTS_OPEN, *agents.values(), team_tiles.AGENTS_CLOSE]),
         # Scrollable lists: reachable by keyboard, and named (WCAG 2.1.1, 4.1.2)
         "calls": f'<ul id="calls-list" class="rows" tabindex="0" aria-label="Live calls">'
         f"{calls}</ul>",

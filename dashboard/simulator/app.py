@@ -38,6 +38,7 @@ MEDIA_TTL_S = 300  # a recording's signed address works this long
 @dataclass
 class Options:
     agents: int = 40
+    teams: int = 0  # organisation A's teams (0: the four named ones)
     seed: int = 1
     speed: float = 1.0
     events_per_second: float = 0.0
@@ -80,7 +81,7 @@ class Simulator:
         self.tokens = TokenStore(options.token_ttl)
         start = time.time()
         self.centres = {
-            ORG_A: ContactCentre(ORG_A, options.seed, options.agents, start),
+            ORG_A: ContactCentre(ORG_A, options.seed, options.agents, start, options.teams),
             ORG_B: ContactCentre(ORG_B, options.seed, 12, start),
         }
         self.inbound = {

@@ -67,6 +67,13 @@ LAST = [
     "Ito",
 ]
 TEAMS = ["Sales North", "Sales South", "Retention", "Support"]
+
+
+def team_names(teams: int) -> list[str]:
+    """The floor's teams: the four named ones, or `teams` numbered ones (a large floor's)."""
+    return TEAMS if teams <= 0 else [f"Team {n:03d}" for n in range(1, teams + 1)]
+
+
 CAMPAIGNS = [
     ("Spring Renewals", "predictive"),
     ("Solar Leads", "progressive"),
@@ -233,8 +240,9 @@ class ContactCentre:
     """One organisation's floor. `step(dt)` advances it and returns (kind, payload) events
     and business records (webhook events) that fell due."""
 
-    def __init__(self, org_id: str, seed: int, agents: int, start: float):
+    def __init__(self, org_id: str, seed: int, agents: int, start: float, teams: int = 0):
         self.org_id = org_id
+        names = team_names(teams)
         self.rng = random.Random(f"{seed}:{org_id}")
         self.now = start
         self._ids = random.Random(f"ids:{seed}:{org_id}")
@@ -243,7 +251,7 @@ class ContactCentre:
             name = f"{FIRST[i % len(FIRST)]} {LAST[(i * 7 + i // len(FIRST)) % len(LAST)]}"
             status = "offline" if self.rng.random() < 0.1 else "available"
             agent = Agent(
-                self.uid(), name, TEAMS[i % len(TEAMS)], status, start - self.rng.uniform(0, 600)
+                self.uid(), name, names[i % len(names)], status, start - self.rng.uniform(0, 600)
             )
             agent.until = start + self.rng.uniform(1, 60)
             self.agents[agent.id] = agent

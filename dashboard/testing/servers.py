@@ -109,10 +109,10 @@ class DashboardServer:
         self.process.stop()
 
 
-def start_dashboard(sim, tmp_path, extra_env=None, wait_ready=True, port=None):
+def start_dashboard(sim, tmp_path, extra_env=None, wait_ready=True, port=None, timeout=30):
     """Start `manage.py serve` against the simulator `sim`; wait until /readyz says ready
-    (or, with wait_ready=False, until it answers at all). A restart on the same `tmp_path`
-    keeps the database."""
+    (or, with wait_ready=False, until it answers at all) for up to `timeout` s. A restart
+    on the same `tmp_path` keeps the database."""
     port = port or free_port()
     database = Path(tmp_path) / "dashboard.sqlite3"
     url = f"sqlite:///{database}" if database.exists() else migrated_sqlite(database)
@@ -127,7 +127,7 @@ def start_dashboard(sim, tmp_path, extra_env=None, wait_ready=True, port=None):
         return status == 200 or not wait_ready
 
     try:
-        wait_until(answers, 30, f"the dashboard on port {port}", ignoring=httpx.HTTPError)
+        wait_until(answers, timeout, f"the dashboard on port {port}", ignoring=httpx.HTTPError)
     except AssertionError as failed:
         server.stop()
         raise AssertionError(f"{failed}\n{server.log()}") from None

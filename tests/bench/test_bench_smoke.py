@@ -3,6 +3,8 @@
 import json
 import sys
 
+import pytest
+
 from dashboard.testing.processes import command_env, run
 
 REQUIRED = {
@@ -21,14 +23,14 @@ REQUIRED = {
 }
 
 
-def bench(scenario: str, out, *more: str):
+def bench(scenario: str, out, *more: str, timeout: float = 170):
     """`python -m bench.run` on one scenario, its results in `out`; it must succeed. It
     runs as `make bench` runs it: without pytest-django's DJANGO_SETTINGS_MODULE."""
     result = run(
         [sys.executable, "-m", "bench.run", "--scenarios", scenario, "--out", str(out)]
         + ["--no-plot", *more],
         env=command_env(),
-        timeout=170,
+        timeout=timeout,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     return result
@@ -116,3 +118,20 @@ def test_it_measures_the_databases_growth_an_event(tmp_path):
     assert got["bytes_grown"] > 0 and got["bytes_per_event"] > 0
     assert got["bytes_per_event_by_table"]  # where it went
     assert "storage_smoke" in run.stdout
+
+
+@pytest.mark.timeout(300)  # Redis, PostgreSQL, two workers and a bridge, then the reference
+def test_it_measures_team_pages_and_the_whole_floor_over_two_workers(tmp_path):
+    run = bench("teams_smoke", tmp_path, timeout=280)
+    got = json.loads((tmp_path / "latest.json").read_text())["teams_smoke"]
+    assert (got["agents"], got["clients"], got["connected"]) == (40, 6, 6)
+    assert got["emitted"] >= 10 and got["recorded"] == got["emitted"]
+    # A team's sockets were sent its own team's tiles only, and no one missed a change.
+    assert got["foreign"] == 0 and got["team_lost"] == 0 and got["floor_lost"] == 0
+    assert got["team_p99_ms"] > 0 and got["floor_p99_ms"] > 0 and got["team_vs_ideal"] > 0
+    assert got["ideal_team_p99_ms"] > 0 and got["ideal_floor_p99_ms"] > 0
+    # Each worker's sockets and CPU apart, and the bridge's, which applied every event.
+    assert len(got["workers"]) == 2 and all(w["lost"] == 0 for w in got["workers"])
+    assert all(w["cpu_s_per_s"] > 0 and w["rss_mb"] > 0 for w in got["workers"])
+    assert got["bridge_cpu_s_per_s"] > 0 and got["bridge_lag_p99_ms"] > 0
+    assert "teams_smoke" in run.stdout

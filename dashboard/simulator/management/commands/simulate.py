@@ -18,6 +18,9 @@ class Command(BaseCommand):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=int(env("SIMULATOR_PORT", "8100")))
         parser.add_argument("--agents", type=int, default=40)
+        parser.add_argument(
+            "--teams", type=int, default=0, help="numbered teams (0: the four named ones)"
+        )
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--speed", type=float, default=1.0, help="time multiplier")
         parser.add_argument(
@@ -70,6 +73,7 @@ class Command(BaseCommand):
             raise SystemExit(str(wrong)) from None
         options = Options(
             agents=o["agents"],
+            teams=o["teams"],
             seed=o["seed"],
             speed=o["speed"],
             events_per_second=o["events_per_second"],
