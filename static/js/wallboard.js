@@ -1,7 +1,8 @@
-/* The wallboard's script, on top of live.js (timers, thresholds, clock, sorting by state).
+/* The wallboard's script, on top of live.js (timers, thresholds, clock).
  *
- * It rotates the link's panels, fits the agent grid to the screen, counts agents per
- * state, covers the screen with "data stale since" when nothing fresh arrives, says why
+ * It rotates the link's panels, fits the agent grid to the screen and groups its tiles by
+ * state, counts agents per state, hands live.js the pushes at the pace the screen
+ * sustains, covers the screen with "data stale since" when nothing fresh arrives, says why
  * a link stopped working, and reloads the page when the server runs a new build.
  */
 (() => {
@@ -46,8 +47,12 @@
     setInterval(() => show((current + 1) % panels.length), Math.max(5, config.rotation_s) * 1000);
   }
 
-  /* ---- The agent grid fills its panel: as many columns as make the tiles largest ---- */
+  /* ---- The agent grid fills its panel: as many columns as make the tiles largest ----
+   * Each tile is placed by its own left and top (wallboard.css: absolutely positioned, of
+   * a fixed size): moving a tile lays out that tile alone, never the grid (re-flowing a
+   * thousand grid items took most of a throttled TV's frame). */
   let fittedCount = 0;
+  let cell = null; // {cols, w, h, gap}: the tile's box, in px
   function fitGrid(resized) {
     const section = document.querySelector('.wb-panel[data-panel="agents"]');
     const grid = document.getElementById("agents");
@@ -68,10 +73,60 @@
       if (tile > best.tile) best = { cols, tile };
     }
     const tile = Math.floor(best.tile);
-    section.style.setProperty("--cols", String(best.cols));
+    const w = Math.floor((width - gap * (best.cols - 1)) / best.cols);
+    cell = { cols: best.cols, w, h: tile, gap };
+    section.style.setProperty("--tile-w", `${w}px`);
     section.style.setProperty("--tile-h", `${tile}px`);
-    section.style.setProperty("--tile-gap", `${gap}px`);
     section.style.setProperty("--tile-font", `${Math.max(8, Math.floor(tile * 0.4))}px`);
+    placeTiles(true);
+  }
+
+  /* ---- Tiles grouped by state, then by name; the legend counts them on the way ----
+   * Regrouping follows the tiles' states once a second, every few seconds on a screen
+   * that is catching up (a tile's colour shows its new state at once; its place follows),
+   * and at once for a tile not placed yet. */
+  const STATE_RANK = Object.fromEntries(Object.keys(stateNames).map((s, i) => [s, i]));
+  const PLACE_EVERY_MS = 1000;
+  const PLACE_BEHIND_MS = 5000;
+  let placedAt = 0;
+  function behind() {
+    const note = document.getElementById("catching-up"); // live.js's
+    return Boolean(note && !note.hidden);
+  }
+  function placeTiles(force) {
+    const grid = document.getElementById("agents");
+    if (!grid || !cell) return;
+    const tiles = [];
+    let unplaced = false;
+    for (const tile of grid.children) {
+      if (tile.hidden) continue;
+      if (tile.wbAt === undefined) unplaced = true;
+      tiles.push(tile);
+    }
+    const every = behind() ? PLACE_BEHIND_MS : PLACE_EVERY_MS;
+    if (!force && !unplaced && performance.now() - placedAt < every) return;
+    placedAt = performance.now();
+    const counts = {};
+    for (const tile of tiles) {
+      const state = tile.dataset.state;
+      counts[state] = (counts[state] || 0) + 1;
+      tile.wbRank = STATE_RANK[state] ?? 99;
+      tile.wbName = tile.dataset.name || "";
+    }
+    tiles.sort(
+      (a, b) => a.wbRank - b.wbRank || (a.wbName < b.wbName ? -1 : a.wbName > b.wbName ? 1 : 0),
+    );
+    const { cols, w, h, gap } = cell;
+    tiles.forEach((tile, i) => {
+      const x = (i % cols) * (w + gap);
+      const y = Math.floor(i / cols) * (h + gap);
+      if (tile.wbAt !== x * 1e5 + y) {
+        tile.wbAt = x * 1e5 + y;
+        tile.style.left = `${x}px`;
+        tile.style.top = `${y}px`;
+      }
+    });
+    showLegend(counts);
   }
 
   /* ---- A large number wider than its tile (an hour-long wait, say) shrinks to fit ---- */
@@ -87,13 +142,9 @@
   }
 
   /* ---- Agents per state, beside the grid ---- */
-  function showLegend() {
+  function showLegend(counts) {
     const legend = document.getElementById("wb-legend");
     if (!legend) return;
-    const counts = {};
-    for (const tile of document.querySelectorAll("#agents .agent")) {
-      counts[tile.dataset.state] = (counts[tile.dataset.state] || 0) + 1;
-    }
     for (const state of Object.keys(stateNames)) {
       let item = legend.querySelector(`[data-state="${state}"]`);
       if (!counts[state] && !item) continue;
@@ -105,6 +156,38 @@
       const text = `${counts[state] || 0} ${stateNames[state]}`;
       if (item.textContent !== text) item.textContent = text;
     }
+  }
+
+  /* ---- The pushes, applied at the pace this screen sustains ----
+   * The wallboard takes its socket's messages before live.js does (a capturing listener
+   * on the document runs first) and hands live.js everything held, once per animation
+   * frame, as one `live:frame`: live.js parses it once, keeps the newest fragment of each
+   * element and places them at once. A pass starts as soon as the last one is painted, so
+   * a slow screen applies more per pass rather than leaving its main thread idle between
+   * passes: however far behind, a pass is bounded by the panel's size, and nothing is
+   * lost. live.js says the screen is catching up while its passes are slow. */
+  const held = [];
+  function applyHeld() {
+    if (!held.length) return;
+    const html = held.join("");
+    held.length = 0;
+    document.dispatchEvent(new CustomEvent("live:frame", { detail: { html } }));
+  }
+  if (socketElt) {
+    document.addEventListener(
+      "htmx:wsBeforeMessage",
+      (e) => {
+        if (e.target !== socketElt) return;
+        e.preventDefault(); // not htmx's swap
+        e.stopPropagation(); // nor live.js's pass
+        if (!held.length && !document.hidden) requestAnimationFrame(applyHeld);
+        held.push(e.detail.message);
+        if (document.hidden) applyHeld(); // no frames in a hidden tab: nothing kept queued
+        // live.js's freshness: a message arrived (it hears of htmx's own swaps so)
+        socketElt.dispatchEvent(new CustomEvent("htmx:wsAfterMessage", { bubbles: true }));
+      },
+      true,
+    );
   }
 
   /* ---- Never a frozen screen that looks live ---- */
@@ -149,6 +232,7 @@
         finished = true;
         return;
       }
+      placeTiles(false);
       showStale();
     });
     socketElt.addEventListener("htmx:wsClose", (e) => {
@@ -176,8 +260,7 @@
   setInterval(() => {
     fitGrid(false);
     fitNumbers();
-    showLegend();
+    placeTiles(false);
     showStale();
   }, 1000);
-  showLegend();
 })();
