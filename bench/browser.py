@@ -110,12 +110,14 @@ class Browser:
         tab.add_init_script(PROBE)
         cdp = context.new_cdp_session(tab)
         cdp.send("Performance.enable")
+        # Loaded at full speed, then throttled: what is measured is the window, and a
+        # throttled 4K page on a loaded machine may take longer than goto's wait to load.
+        tab.goto(url + page.path, timeout=120_000)
+        tab.wait_for_function(
+            "() => document.querySelectorAll('#agents .agent').length > 0", timeout=120_000
+        )
         if page.throttle != 1:
             cdp.send("Emulation.setCPUThrottlingRate", {"rate": page.throttle})
-        tab.goto(url + page.path)
-        tab.wait_for_function(
-            "() => document.querySelectorAll('#agents .agent').length > 0", timeout=60_000
-        )
         tab.wait_for_timeout(2000)  # the first paint and its scripts' start settle
         return context, tab, cdp
 

@@ -50,7 +50,7 @@ def test_a_tv_that_falls_behind_says_so_then_shows_the_state(floor, browser):
     errors = []
     tv.on("pageerror", lambda e: errors.append(str(e)))
     try:
-        tv.goto(url)
+        tv.goto(url, timeout=120_000)  # a 4K page of 400 tiles, on a loaded machine
         wait_for_js(tv, ALL_TILES)
         cdp = context.new_cdp_session(tv)
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": 20})
@@ -64,7 +64,7 @@ def test_a_tv_that_falls_behind_says_so_then_shows_the_state(floor, browser):
         # rendered now. The slow TV gets there by itself.
         other = browser.new_context(viewport={"width": 3840, "height": 2160})  # another screen
         fresh = other.new_page()
-        fresh.goto(url)
+        fresh.goto(url, timeout=120_000)
         wait_for_js(fresh, ALL_TILES)
         state = fresh.evaluate(TILES)
         other.close()
