@@ -84,11 +84,16 @@
   /* ---- Tiles grouped by state, then by name; the legend counts them on the way ----
    * Regrouping follows the tiles' states once a second, every few seconds on a screen
    * that is catching up (a tile's colour shows its new state at once; its place follows),
-   * and at once for a tile not placed yet. */
+   * and at once when tiles arrive or leave. */
   const STATE_RANK = Object.fromEntries(Object.keys(stateNames).map((s, i) => [s, i]));
   const PLACE_EVERY_MS = 1000;
   const PLACE_BEHIND_MS = 5000;
   let placedAt = 0;
+  let placedGrid = null; // the #agents placed last (a whole view replaces it)
+  let arrived = false; // tiles added or removed since the last placing
+  const arrivals = new MutationObserver(() => {
+    arrived = true;
+  });
   function behind() {
     const note = document.getElementById("catching-up"); // live.js's
     return Boolean(note && !note.hidden);
@@ -96,16 +101,18 @@
   function placeTiles(force) {
     const grid = document.getElementById("agents");
     if (!grid || !cell) return;
-    const tiles = [];
-    let unplaced = false;
-    for (const tile of grid.children) {
-      if (tile.hidden) continue;
-      if (tile.wbAt === undefined) unplaced = true;
-      tiles.push(tile);
+    let changed = arrivals.takeRecords().length > 0 || arrived; // the pass's own, at once
+    if (grid !== placedGrid) {
+      placedGrid = grid;
+      arrivals.disconnect();
+      arrivals.observe(grid, { childList: true });
+      changed = true;
     }
     const every = behind() ? PLACE_BEHIND_MS : PLACE_EVERY_MS;
-    if (!force && !unplaced && performance.now() - placedAt < every) return;
+    if (!force && !changed && performance.now() - placedAt < every) return;
     placedAt = performance.now();
+    arrived = false;
+    const tiles = [...grid.children].filter((tile) => !tile.hidden);
     const counts = {};
     for (const tile of tiles) {
       const state = tile.dataset.state;
