@@ -11,7 +11,8 @@ Performance metrics); long tasks (over 50 ms) are counted beside it.
 
 Pages measured, each during one window of the scenario's load with the socket clients
 connected: the live view at 1920x1080 and the wallboard's agent grid at 3840x2160, both
-again under CPU throttling x4 (`Emulation.setCPUThrottlingRate`: a TV's stick PC).
+again under CPU throttling x4, the wallboard under x6 too (`Emulation.setCPUThrottlingRate`:
+a TV's stick PC), applied once the page has loaded.
 """
 
 from dataclasses import dataclass

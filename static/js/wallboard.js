@@ -48,9 +48,10 @@
   }
 
   /* ---- The agent grid fills its panel: as many columns as make the tiles largest ----
-   * Each tile is placed by its own left and top (wallboard.css: absolutely positioned, of
-   * a fixed size): moving a tile lays out that tile alone, never the grid (re-flowing a
-   * thousand grid items took most of a throttled TV's frame). */
+   * Each tile is placed by its own transform (wallboard.css: absolutely positioned, of a
+   * fixed size): moving a tile repaints it and lays out nothing (re-flowing a thousand grid
+   * items took most of a throttled TV's frame; moving them by left and top re-laid out
+   * every positioned tile, slower still). */
   let fittedCount = 0;
   let cell = null; // {cols, w, h, gap}: the tile's box, in px
   function fitGrid(resized) {
@@ -129,8 +130,7 @@
       const y = Math.floor(i / cols) * (h + gap);
       if (tile.wbAt !== x * 1e5 + y) {
         tile.wbAt = x * 1e5 + y;
-        tile.style.left = `${x}px`;
-        tile.style.top = `${y}px`;
+        tile.style.transform = `translate(${x}px, ${y}px)`;
       }
     });
     showLegend(counts);
