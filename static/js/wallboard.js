@@ -1,9 +1,9 @@
 /* The wallboard's script, on top of live.js (timers, thresholds, clock).
  *
  * It rotates the link's panels, fits the agent grid to the screen and groups its tiles by
- * state, counts agents per state, hands live.js the pushes at the pace the screen
- * sustains, covers the screen with "data stale since" when nothing fresh arrives, says why
- * a link stopped working, and reloads the page when the server runs a new build.
+ * state, counts agents per state, covers the screen with "data stale since" when nothing
+ * fresh arrives, says why a link stopped working, and reloads the page when the server
+ * runs a new build.
  */
 (() => {
   "use strict";
@@ -163,38 +163,6 @@
       const text = `${counts[state] || 0} ${stateNames[state]}`;
       if (item.textContent !== text) item.textContent = text;
     }
-  }
-
-  /* ---- The pushes, applied at the pace this screen sustains ----
-   * The wallboard takes its socket's messages before live.js does (a capturing listener
-   * on the document runs first) and hands live.js everything held, once per animation
-   * frame, as one `live:frame`: live.js parses it once, keeps the newest fragment of each
-   * element and places them at once. A pass starts as soon as the last one is painted, so
-   * a slow screen applies more per pass rather than leaving its main thread idle between
-   * passes: however far behind, a pass is bounded by the panel's size, and nothing is
-   * lost. live.js says the screen is catching up while its passes are slow. */
-  const held = [];
-  function applyHeld() {
-    if (!held.length) return;
-    const html = held.join("");
-    held.length = 0;
-    document.dispatchEvent(new CustomEvent("live:frame", { detail: { html } }));
-  }
-  if (socketElt) {
-    document.addEventListener(
-      "htmx:wsBeforeMessage",
-      (e) => {
-        if (e.target !== socketElt) return;
-        e.preventDefault(); // not htmx's swap
-        e.stopPropagation(); // nor live.js's pass
-        if (!held.length && !document.hidden) requestAnimationFrame(applyHeld);
-        held.push(e.detail.message);
-        if (document.hidden) applyHeld(); // no frames in a hidden tab: nothing kept queued
-        // live.js's freshness: a message arrived (it hears of htmx's own swaps so)
-        socketElt.dispatchEvent(new CustomEvent("htmx:wsAfterMessage", { bubbles: true }));
-      },
-      true,
-    );
   }
 
   /* ---- Never a frozen screen that looks live ---- */
