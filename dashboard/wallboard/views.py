@@ -42,7 +42,7 @@ def board(request, token):
             "token": token,
             "panels": PANELS,
             "config": browser_config(
-                sort="state", panels=link.panels, rotation_s=link.rotation_s, build=build_id()
+                sort="name", panels=link.panels, rotation_s=link.rotation_s, build=build_id()
             ),
         },
     )

@@ -1,8 +1,9 @@
-/* The wallboard's script, on top of live.js (timers, thresholds, clock, sorting by state).
+/* The wallboard's script, on top of live.js (timers, thresholds, clock).
  *
- * It rotates the link's panels, fits the agent grid to the screen, counts agents per
- * state, covers the screen with "data stale since" when nothing fresh arrives, says why
- * a link stopped working, and reloads the page when the server runs a new build.
+ * It rotates the link's panels, fits the agent grid to the screen and groups its tiles by
+ * state, counts agents per state, covers the screen with "data stale since" when nothing
+ * fresh arrives, says why a link stopped working, and reloads the page when the server
+ * runs a new build.
  */
 (() => {
   "use strict";
@@ -46,8 +47,13 @@
     setInterval(() => show((current + 1) % panels.length), Math.max(5, config.rotation_s) * 1000);
   }
 
-  /* ---- The agent grid fills its panel: as many columns as make the tiles largest ---- */
+  /* ---- The agent grid fills its panel: as many columns as make the tiles largest ----
+   * Each tile is placed by its own transform (wallboard.css: absolutely positioned, of a
+   * fixed size): moving a tile repaints it and lays out nothing (re-flowing a thousand grid
+   * items took most of a throttled TV's frame; moving them by left and top re-laid out
+   * every positioned tile, slower still). */
   let fittedCount = 0;
+  let cell = null; // {cols, w, h, gap}: the tile's box, in px
   function fitGrid(resized) {
     const section = document.querySelector('.wb-panel[data-panel="agents"]');
     const grid = document.getElementById("agents");
@@ -68,10 +74,66 @@
       if (tile > best.tile) best = { cols, tile };
     }
     const tile = Math.floor(best.tile);
-    section.style.setProperty("--cols", String(best.cols));
+    const w = Math.floor((width - gap * (best.cols - 1)) / best.cols);
+    cell = { cols: best.cols, w, h: tile, gap };
+    section.style.setProperty("--tile-w", `${w}px`);
     section.style.setProperty("--tile-h", `${tile}px`);
-    section.style.setProperty("--tile-gap", `${gap}px`);
     section.style.setProperty("--tile-font", `${Math.max(8, Math.floor(tile * 0.4))}px`);
+    placeTiles(true);
+  }
+
+  /* ---- Tiles grouped by state, then by name; the legend counts them on the way ----
+   * Regrouping follows the tiles' states once a second, every few seconds on a screen
+   * that is catching up (a tile's colour shows its new state at once; its place follows),
+   * and at once when tiles arrive or leave. */
+  const STATE_RANK = Object.fromEntries(Object.keys(stateNames).map((s, i) => [s, i]));
+  const PLACE_EVERY_MS = 1000;
+  const PLACE_BEHIND_MS = 5000;
+  let placedAt = 0;
+  let placedGrid = null; // the #agents placed last (a whole view replaces it)
+  let arrived = false; // tiles added or removed since the last placing
+  const arrivals = new MutationObserver(() => {
+    arrived = true;
+  });
+  function behind() {
+    const note = document.getElementById("catching-up"); // live.js's
+    return Boolean(note && !note.hidden);
+  }
+  function placeTiles(force) {
+    const grid = document.getElementById("agents");
+    if (!grid || !cell) return;
+    let changed = arrivals.takeRecords().length > 0 || arrived; // the pass's own, at once
+    if (grid !== placedGrid) {
+      placedGrid = grid;
+      arrivals.disconnect();
+      arrivals.observe(grid, { childList: true });
+      changed = true;
+    }
+    const every = behind() ? PLACE_BEHIND_MS : PLACE_EVERY_MS;
+    if (!force && !changed && performance.now() - placedAt < every) return;
+    placedAt = performance.now();
+    arrived = false;
+    const tiles = [...grid.children].filter((tile) => !tile.hidden);
+    const counts = {};
+    for (const tile of tiles) {
+      const state = tile.dataset.state;
+      counts[state] = (counts[state] || 0) + 1;
+      tile.wbRank = STATE_RANK[state] ?? 99;
+      tile.wbName = tile.dataset.name || "";
+    }
+    tiles.sort(
+      (a, b) => a.wbRank - b.wbRank || (a.wbName < b.wbName ? -1 : a.wbName > b.wbName ? 1 : 0),
+    );
+    const { cols, w, h, gap } = cell;
+    tiles.forEach((tile, i) => {
+      const x = (i % cols) * (w + gap);
+      const y = Math.floor(i / cols) * (h + gap);
+      if (tile.wbAt !== x * 1e5 + y) {
+        tile.wbAt = x * 1e5 + y;
+        tile.style.transform = `translate(${x}px, ${y}px)`;
+      }
+    });
+    showLegend(counts);
   }
 
   /* ---- A large number wider than its tile (an hour-long wait, say) shrinks to fit ---- */
@@ -87,13 +149,9 @@
   }
 
   /* ---- Agents per state, beside the grid ---- */
-  function showLegend() {
+  function showLegend(counts) {
     const legend = document.getElementById("wb-legend");
     if (!legend) return;
-    const counts = {};
-    for (const tile of document.querySelectorAll("#agents .agent")) {
-      counts[tile.dataset.state] = (counts[tile.dataset.state] || 0) + 1;
-    }
     for (const state of Object.keys(stateNames)) {
       let item = legend.querySelector(`[data-state="${state}"]`);
       if (!counts[state] && !item) continue;
@@ -149,6 +207,7 @@
         finished = true;
         return;
       }
+      placeTiles(false);
       showStale();
     });
     socketElt.addEventListener("htmx:wsClose", (e) => {
@@ -176,8 +235,7 @@
   setInterval(() => {
     fitGrid(false);
     fitNumbers();
-    showLegend();
+    placeTiles(false);
     showStale();
   }, 1000);
-  showLegend();
 })();

@@ -17,7 +17,7 @@ def test_it_shows_the_board_without_a_sign_in(client, link):
     page = r.content.decode()
     # (`?v=` follows when the floor's view is in the cache: another test's feed may have run)
     assert f'ws-connect="/ws/wallboard/{link.token}/' in page
-    assert 'id="live-config"' in page and '"sort": "state"' in page
+    assert 'id="live-config"' in page and '"sort": "name"' in page
     assert r["Cache-Control"].startswith("max-age=0") and r["Referrer-Policy"] == "no-referrer"
     for key in ("kpis", "agents", "queues", "campaigns", "qa", "alerts"):
         assert f'data-panel="{key}"' in page
