@@ -1,4 +1,4 @@
-/* The wallboard's script, on top of live.js (timers, thresholds, clock).
+/* The wallboard's script, on top of the live scripts in static/js/live/ (timers, thresholds, clock).
  *
  * It rotates the link's panels, fits the agent grid to the screen and groups its tiles by
  * state, counts agents per state, covers the screen with "data stale since" when nothing
@@ -96,7 +96,7 @@
     arrived = true;
   });
   function behind() {
-    const note = document.getElementById("catching-up"); // live.js's
+    const note = document.getElementById("catching-up"); // the live scripts' (live/pacing.js)
     return Boolean(note && !note.hidden);
   }
   function placeTiles(force) {
