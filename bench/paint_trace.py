@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from bench import browser
-from bench.run import KIOSK, Setup
+from bench.run import KIOSK, Scenario, Setup
 
 CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute"]
 TASKS = ("RunTask", "ThreadControllerImpl::RunTask")
@@ -85,7 +85,8 @@ def main():
     a = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="trace-") as tmp:
         trace = a.trace or Path(tmp) / "trace.json"
-        setup = Setup("dashboard", 1000, a.clients, Path(tmp))
+        load = Scenario("paint_trace", 1000, 200, a.clients, a.seconds)
+        setup = Setup("dashboard", load, Path(tmp))
         chromium = browser.Browser()
         try:
             token = setup.server.manage("shell", "-c", KIOSK).split("kiosk ", 1)[1].split()[0]
@@ -97,7 +98,7 @@ def main():
             chromium.chromium.start_tracing(page=tab, path=str(trace), categories=CATEGORIES)
             cdp.send("Profiler.enable")
             cdp.send("Profiler.start")
-            setup.window(200, a.seconds)
+            setup.window(load.events_per_s, load.seconds)
             profile = cdp.send("Profiler.stop")["profile"]
             chromium.chromium.stop_tracing()
             got = tab.evaluate("window.__probe.stop()")

@@ -614,7 +614,7 @@ def measure_browser(name: str, workdir: Path) -> dict:
     """Each of the scenario's pages in Chromium during one window of its load."""
     scenario, pages = BROWSER_PAGES[name]
     print(f"  dashboard: {name} ...", flush=True)
-    setup = Setup("dashboard", scenario.agents, scenario.clients, workdir)
+    setup = Setup("dashboard", scenario, workdir)
     chromium = browser.Browser()
     try:
         token = setup.server.manage("shell", "-c", KIOSK).split("kiosk ", 1)[1].split()[0]

@@ -50,8 +50,8 @@ def day(request, day):
     return render(request, "normal/day.html", context)
 
 
+@role_required(MANAGER)  # first: a signed-out GET goes to the sign-in page, not a 405
 @require_POST
-@role_required(MANAGER)
 async def send(request, day, post):
     """The day's summary to the alert chat webhook now (`post`: the alerts' one-off
     `post_now`, handed in by the URL conf); back to the day's page with what happened."""
