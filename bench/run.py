@@ -217,7 +217,18 @@ class Setup:
         self.topology, self.profile = None, profile
         teams = ("--teams", s.teams) if s.teams else ()
         self.sim = start_simulator(
-            "--agents", s.agents, *teams, "--events-per-second", 1, "--faults", "--seed", 7
+            # No history: these scenarios measure the live path in its steady state, not
+            # beside a fill of the day (the backfill scenario measures that).
+            "--agents",
+            s.agents,
+            *teams,
+            "--events-per-second",
+            1,
+            "--faults",
+            "--seed",
+            7,
+            "--history-days",
+            0,
         )
         try:
             self._start(s)

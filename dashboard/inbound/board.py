@@ -41,6 +41,9 @@ from .words import hours_text
 log = logging.getLogger("dashboard.inbound.board")
 BOARD_KEY = "inbound:board"
 COUNTERS = ("offered", "answered", "within_target", "abandoned", "short_abandoned")
+# Events redraw the board at most this often: at 200 events a second nearly every one moves
+# a queue or a ring group's agent, and each redraw renders every inbound page.
+REDRAW_GAP_S = 0.5
 CLOSED_CALLS_FOR_S = 120  # a call that reached a closed queue is shown and alerted this long
 
 
@@ -283,6 +286,7 @@ class InboundBoard:
         self.woken = asyncio.Event()
         self.noticed = False  # a voicemail event came: read the service at once
         self.last: tuple | None = None  # the last pass's reads, for `compose`
+        self.drawn_at = 0.0  # when events last redrew the board
         self.members: set[str] = set()  # the ring groups' agents
         self.shown: tuple | None = None  # what the queues list last showed, and since when
         self.changed_at: datetime | None = None
@@ -318,7 +322,10 @@ class InboundBoard:
                     due = time.monotonic() + settings.INBOUND_POLL_S
                     await self.refresh()
                 elif self.last is not None:
+                    await pause(stop, self.drawn_at + REDRAW_GAP_S - time.monotonic())
+                    self.woken.clear()  # what came meanwhile is in this redraw
                     await self.compose(*self.last)
+                    self.drawn_at = time.monotonic()
             except Exception:  # never let one pass end the board
                 log.exception("inbound pass failed; the next one tries again")
             waits = {asyncio.ensure_future(self.woken.wait())}
