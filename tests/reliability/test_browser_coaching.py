@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from dashboard.testing.browsers import screenshot, sign_in
+from dashboard.testing.browsers import screenshot, sign_in, wait_for_js
 from dashboard.testing.processes import free_port
 from dashboard.testing.servers import start_dashboard
 
@@ -43,7 +43,7 @@ def test_a_manager_acknowledges_and_resolves_an_alert_that_arrived_live(floor, p
     row.wait_for(timeout=10000)  # pushed to the open page, no reload
     assert page.locator("#alerts-body .empty-row").is_hidden()
     assert "Open" in row.locator(".status").inner_text()
-    page.wait_for_function("!document.getElementById('alert-counts').textContent.includes('none')")
+    wait_for_js(page, "!document.getElementById('alert-counts').textContent.includes('none')")
     assert re.fullmatch(r"1 (critical|warning|info) open", page.inner_text("#alert-counts"))
     screenshot(page, "coaching-1-alert-arrived")
 
