@@ -41,6 +41,25 @@ class Normal:
         return -1 if value < self.low else 1 if value > self.high else 0
 
 
+def runs_outside(points) -> list[list]:
+    """[side, first slot, last slot, value before, the band at the first] of each run of
+    consecutive (slot, value, band) points outside their band (no band, or a noisy one,
+    judges nothing)."""
+    runs, run, before = [], None, None
+    for at, value, their in points:
+        side = 0 if their is None or their.noisy else their.outside(value)
+        if side and run and run[0] == side:
+            run[2] = at
+        elif side:
+            run = [side, at, at, before, their]
+            runs.append(run)
+        else:
+            run = None
+        if value is not None:
+            before = value
+    return runs
+
+
 def normal_of(samples: dict[date, float | None], least: float) -> Normal:
     """The normal of the values in `samples` (day -> value; None: no value that day);
     `least`: the band's smallest half-width, so a figure that was the same every week still

@@ -15,7 +15,7 @@ from dashboard.inbound.board import service_level
 
 from .floor import NONE, DayNormal
 from .handle import campaign_names, handles
-from .method import Normal, normal_of
+from .method import Normal, normal_of, runs_outside
 
 LEVEL_LEAST = 5.0  # a service level's band is never narrower than this either side
 LEVEL_CALLS = 10  # a slot's service level with fewer calls answered or abandoned judges nothing
@@ -150,22 +150,12 @@ def series_runs(series: list[Series], slots: list[datetime], current: datetime) 
     """(series, side, first slot, last slot, value before, the band at the first) of each
     run of whole slots before `current` a series spent outside its own band (a noisy band
     judges nothing)."""
-    runs = []
-    for one in series:
-        run, before = None, None
+
+    def points(one: Series):
         for at in slots:
             if at >= current:
-                break
+                return
             value = one.value(at)
-            their = one.normal(at) if value is not None else None
-            side = 0 if their is None or their.noisy else their.outside(value)
-            if side and run and run[1] == side:
-                run[3] = at
-            elif side:
-                run = [one, side, at, at, before, their]
-                runs.append(run)
-            else:
-                run = None
-            if value is not None:
-                before = value
-    return runs
+            yield at, value, one.normal(at) if value is not None else None
+
+    return [[one, *run] for one in series for run in runs_outside(points(one))]

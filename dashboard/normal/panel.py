@@ -23,7 +23,7 @@ from dashboard.shared.charts import on_day, zone
 
 from .changes import Cause, aht_by_campaign, cause_rows, causes_of, shares_of
 from .floor import FIGURES, DayNormal, count_noise, day_normal, midnight
-from .method import MIN_WEEKS, Normal, normal_of
+from .method import MIN_WEEKS, Normal, normal_of, runs_outside
 from .own_bands import campaign_series, queue_series, series_runs
 from .pages import shown
 
@@ -196,26 +196,15 @@ def broken_down(causes, days, names, away, run) -> list[Cause]:
 def figure_runs(normal: DayNormal, current: datetime) -> list[tuple]:
     """(figure, side, first slot, last slot, value before) of each run of whole slots
     a figure spent outside its band (a noisy band judges nothing)."""
-    runs = []
-    for fig in FIGURES:
-        if not fig.shown:
-            continue
-        run, before = None, None
+
+    def points(fig):
         for at in normal.slots:
             if at >= current:
-                break
-            their, value = normal.normal(fig.key, at), normal.value(fig.key, at)
-            side = 0 if their.noisy else their.outside(value)
-            if side and run and run[1] == side:
-                run[3] = at
-            elif side:
-                run = [fig, side, at, at, before]
-                runs.append(run)
-            else:
-                run = None
-            if value is not None:
-                before = value
-    return runs
+                return
+            yield at, normal.value(fig.key, at), normal.normal(fig.key, at)
+
+    shown_figures = [fig for fig in FIGURES if fig.shown]
+    return [[fig, *run[:4]] for fig in shown_figures for run in runs_outside(points(fig))]
 
 
 def goal_runs(days: dict, plans: dict, today: date, current: datetime) -> list[tuple]:
