@@ -6,9 +6,8 @@ not kept gets a sentence, not a page of nothing."""
 
 import asyncio
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from html import unescape
-from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.cache import cache
@@ -21,14 +20,6 @@ from dashboard.normal.summary import day_summary, text_of
 from dashboard.testing.normal_days import CARE, PLANS, SALES, rows, slot, write
 from dashboard.testing.processes import await_until
 from dashboard.testing.receiver import Receiver
-
-
-@pytest.fixture
-def zone(settings):
-    """A zone where it is about 11:00 now, so today has a morning of whole slots."""
-    hours = (11 - datetime.now(UTC).hour + 12) % 24 - 12
-    settings.TIME_ZONE = f"Etc/GMT{-hours:+d}"
-    return ZoneInfo(settings.TIME_ZONE)
 
 
 @pytest.fixture

@@ -6,25 +6,14 @@ history each chart says there is no normal yet and draws no band."""
 
 import json
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from html import unescape
-from zoneinfo import ZoneInfo
-
-import pytest
 
 from dashboard.quality.models import Scorecard
 from dashboard.testing.normal_days import rows, write
 
 NOTE = "Shaded: the normal band, from 4 same weekdays."
 SHORT = "No normal yet: 1 week of history (3 same weekdays needed)."
-
-
-@pytest.fixture
-def zone(settings):
-    """A zone where it is about 11:00 now, so today has a morning of whole slots."""
-    hours = (11 - datetime.now(UTC).hour + 12) % 24 - 12
-    settings.TIME_ZONE = f"Etc/GMT{-hours:+d}"
-    return ZoneInfo(settings.TIME_ZONE)
 
 
 def chart_data(html: str, chart_id: str) -> dict:

@@ -28,14 +28,6 @@ from dashboard.upstream import contract as c
 
 
 @pytest.fixture
-def zone(settings):
-    """A zone where it is about 11:00 now, so today has a morning of whole slots."""
-    hours = (11 - datetime.now(UTC).hour + 12) % 24 - 12
-    settings.TIME_ZONE = f"Etc/GMT{-hours:+d}"
-    return ZoneInfo(settings.TIME_ZONE)
-
-
-@pytest.fixture
 def named(db):
     """The campaigns as the dashboard last read them: k1 is Solar Leads."""
     campaigns = [

@@ -18,14 +18,6 @@ from dashboard.normal.outside import outside_normal
 from dashboard.reports.models import CampaignSlot, FloorSlot
 
 
-@pytest.fixture
-def zone(settings):
-    """A zone where it is about 11:00 now, so today has a morning of whole slots."""
-    hours = (11 - datetime.now(UTC).hour + 12) % 24 - 12
-    settings.TIME_ZONE = f"Etc/GMT{-hours:+d}"
-    return ZoneInfo(settings.TIME_ZONE)
-
-
 def midnight(zone, weeks_ago: int) -> datetime:
     today = datetime.now(zone).date() - timedelta(days=7 * weeks_ago)
     return datetime.combine(today, datetime.min.time(), zone)

@@ -5,9 +5,8 @@ the page says so and nothing is sent; a Supervisor may not send; what is not a d
 day not kept gets a sentence and a 4xx."""
 
 import json
-from datetime import UTC, datetime
+from datetime import datetime
 from html import unescape
-from zoneinfo import ZoneInfo
 
 import pytest
 from django.test import Client
@@ -18,14 +17,6 @@ from dashboard.testing.normal_days import rows, write
 from dashboard.testing.receiver import Receiver
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def zone(settings):
-    """A zone where it is about 11:00 now, so today has a morning of whole slots."""
-    hours = (11 - datetime.now(UTC).hour + 12) % 24 - 12
-    settings.TIME_ZONE = f"Etc/GMT{-hours:+d}"
-    return ZoneInfo(settings.TIME_ZONE)
 
 
 @pytest.fixture

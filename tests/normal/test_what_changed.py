@@ -5,21 +5,10 @@ the service level's first cause the calls offered and, within them, the Sales qu
 team pausing is reported with the agents' time first and the team's agents named; a
 queue under its goal is a change of its own; too short or too noisy a history says so."""
 
-from datetime import UTC, datetime, timedelta
-from zoneinfo import ZoneInfo
-
-import pytest
+from datetime import datetime, timedelta
 
 from dashboard.normal.panel import Away, evaluate
 from dashboard.testing.normal_days import PLANS, SALES, rows, slot, write
-
-
-@pytest.fixture
-def zone(settings):
-    """A zone where it is about 11:00 now, so today has a morning of whole slots."""
-    hours = (11 - datetime.now(UTC).hour + 12) % 24 - 12
-    settings.TIME_ZONE = f"Etc/GMT{-hours:+d}"
-    return ZoneInfo(settings.TIME_ZONE)
 
 
 def hour_of(when: datetime) -> float:
