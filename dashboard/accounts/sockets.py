@@ -29,6 +29,7 @@ from django.db.models.signals import m2m_changed, post_delete, post_save, pre_de
 
 from dashboard.shared.close_codes import CLOSE_FORBIDDEN, CLOSE_RESTARTING, CLOSE_SIGNED_OUT
 
+from . import rechecks
 from .roles import RANK, user_role
 
 log = logging.getLogger("dashboard.accounts.sockets")
@@ -62,33 +63,38 @@ class AccessGuard:
 
     async def guard(self):
         await self.channel_layer.group_add(person_group(self.scope["user"].pk), self.channel_name)
+        rechecks.of_loop(session_role).add(self.scope["session"].session_key, self)
         self.watcher = asyncio.ensure_future(self.watch())
 
     async def unguard(self):
         if self.watcher:
             self.watcher.cancel()
+            rechecks.of_loop(session_role).discard(self.scope["session"].session_key, self)
             await self.channel_layer.group_discard(
                 person_group(self.scope["user"].pk), self.channel_name
             )
 
     async def watch(self):
-        loop = asyncio.get_running_loop()
         # Spread over the last tenth, so sockets opened together do not all come back at once.
-        ends = loop.time() + settings.SOCKET_MAX_AGE_S * random.uniform(0.9, 1.0)
-        try:
-            while (left := ends - loop.time()) > 0:
-                await asyncio.sleep(min(settings.SOCKET_RECHECK_S, left))
-                if not await self.still_allowed():
-                    return
-        except Exception:  # the database away: let the browser reconnect and sign in afresh
-            log.exception("checking a socket's access failed; closing it")
+        await asyncio.sleep(settings.SOCKET_MAX_AGE_S * random.uniform(0.9, 1.0))
         await self.close(code=CLOSE_RESTARTING)
 
     async def still_allowed(self) -> bool:
-        role = await current_role(self.scope)
+        return await self.allowed(await current_role(self.scope))
+
+    async def allowed(self, role: str | None) -> bool:
         if role is not None and RANK[role] >= RANK[self.minimum_role]:
             return True
         await self.close(code=CLOSE_SIGNED_OUT if role is None else CLOSE_FORBIDDEN)
+        return False
+
+    async def recheck(self, role: str | None, failed: bool = False) -> bool:
+        """The periodic check's answer for this socket's session (rechecks.py); `failed`:
+        the lookup failed (the database away), so the browser reconnects and signs in afresh.
+        False when the socket was closed."""
+        if not failed:
+            return await self.allowed(role)
+        await self.close(code=CLOSE_RESTARTING)
         return False
 
     async def access_changed(self, event):
