@@ -30,7 +30,8 @@ from dashboard.shared.groups import ALERTS, FLOOR_CHARTS, LIVE_GROUP, STATUS_GRO
 from . import fanout
 from .audiences import LIVE_VIEW, Shows
 from .handshake import in_thread
-from .snapshot import read as whole_view
+from .hub import SEND
+from .whole import VIEWS, Whole
 
 WAITING = (
     '<div id="upstream" hidden data-state="connecting" data-since="">waiting for the feed</div>'
@@ -166,22 +167,29 @@ class LiveConsumer(PushConsumer):
         longer has them all."""
         if fanout.hub_of(self):  # the hub keeps what is pushed from now until the join
             await fanout.attach(self, self.group, self.audience)
-        teams, grid = self.audience.teams, "agents" in self.audience.parts
-        snapshot, got = await in_thread(whole_view)(teams, TEAMS_KEY, *self.tray_key(), tiles=grid)
+        whole, got = await VIEWS.read(self.audience, (TEAMS_KEY, *self.tray_key()))
         if self.audience.teams:  # the feed renders its strip from its next push on
             await in_thread(scope.register)(self.audience.teams, got.get(TEAMS_KEY))
         rendered = self.rendered_version() if self.first_snapshot else None
         self.first_snapshot = False
-        if snapshot is None:
+        if whole is None:
             self.version = 0
             await self.send(text_data=WAITING)
         else:
-            self.version, parts = snapshot
+            self.version = whole.head[0]
             if rendered is not None and rendered < self.version and fanout.hub_of(self):
                 self.version = rendered
             elif self.version != rendered:
-                await self.send(text_data=self.audience.compose(parts))
+                await self.send_whole(whole)
         await self.send_tray(got)
+
+    async def send_whole(self, whole: Whole):
+        """The whole view: under our server, the frames it shares with the audience's other
+        sockets that asked for it at this version (whole.py)."""
+        if fanout.hub_of(self):
+            await self.base_send({"type": SEND, "frames": whole.frames})
+        else:
+            await self.send(text_data=whole.text)
 
 
 class StatusConsumer(PushConsumer):

@@ -29,6 +29,7 @@ closed with 1012, which htmx's websocket extension retries.
 
 import contextlib
 import logging
+import math
 import socket
 import time
 from collections import deque
@@ -47,6 +48,7 @@ EXTENSION = "dashboard.fanout"
 JOIN = "dashboard.fanout.join"
 LEAVE = "dashboard.fanout.leave"
 RESYNC = "dashboard.fanout.resync"
+SEND = "dashboard.fanout.send"  # one socket's frames, framed for several (its whole view)
 OPEN = WebSocketProtocol.STATE_OPEN
 # The kernel's send buffer per socket. Linux grows it up to tcp_wmem's maximum (4 MiB here)
 # for a client that stops reading: that much kernel memory per slow socket, and seconds of
@@ -215,6 +217,20 @@ class Hub:
         history = self.history.get(group)
         if version is not None and history and version < history.last():
             self.catch_up(sock, group, version, history)
+
+    def write(self, protocol, frames: Frames):
+        """Write one socket frames that other sockets may be sent too (a whole view read
+        once for them: whole.py), compressed once for them all; after what it was sent."""
+        if protocol.state != OPEN:
+            return
+        sock = self.sockets.get(protocol)
+        if sock is None:
+            sock = self.sockets[protocol] = Socket(protocol)
+        try:
+            sock.send(frames, math.inf)  # its whole view: never skipped for backpressure
+        except Exception:  # one socket's failure is not the others'
+            log.exception("writing a socket its whole view failed; closing it")
+            self.close(sock)
 
     def catch_up(self, sock: Socket, group: str, version: int, history: History):
         """Write a joining socket the pushes it missed since `version` (its snapshot's), or

@@ -5,8 +5,10 @@ codes. `manage.py serve` runs it; production workers run it through `dashboard.l
   `broadcast(group, text, version, prev)` hands a push to the hub (hub.py): framed once,
   written to every open socket of the group. Consumers join and leave groups with
   `dashboard.fanout.join` / `.leave` messages on their ASGI `send`, after what they have
-  sent already, so no push overtakes a snapshot. Without the extension (other servers,
-  Channels' test communicator) the consumers use the process relay alone (fanout.py).
+  sent already, so no push overtakes a snapshot; a `dashboard.fanout.send` message writes
+  the socket frames shared with others (its whole view, compressed once: whole.py).
+  Without the extension (other servers, Channels' test communicator) the consumers use the
+  process relay alone (fanout.py).
 - **Compression.** A client's permessage-deflate offer (every browser makes one) is accepted
   with no context kept between messages (frames.py), so the fan-out compresses a push once
   for all its sockets, and Daphne's own sends are compressed the same way, each on its own
@@ -48,7 +50,7 @@ from twisted.web import http
 
 from .access import AccessLog
 from .frames import frame
-from .hub import EXTENSION, JOIN, LEAVE, Hub, require
+from .hub import EXTENSION, JOIN, LEAVE, SEND, Hub, require
 
 log = logging.getLogger("dashboard.live.server")
 SERVER_CLOSE_CODES = {1001, 1011, 1012, 1013}
@@ -264,6 +266,9 @@ class FanoutServer(Server):
                 self.hub.join(protocol, message["group"], message.get("version"))
         elif kind == LEAVE:
             self.hub.leave(protocol, message["group"])
+        elif kind == SEND:
+            if protocol in self.connections:
+                self.hub.write(protocol, message["frames"])
         elif (
             kind == "websocket.close"
             and message.get("code") in SERVER_CLOSE_CODES

@@ -40,13 +40,24 @@ def read(teams: tuple[str, ...], *also: str, tiles=True) -> tuple[tuple | None, 
     """The whole view for a page of `teams` (() the whole floor): (version, parts), its
     grid ("agents") and its teams' tiles among them (not read for a page without `tiles`),
     or None before the first push; and the cache entries `also`, read with it."""
-    got = cache.get_many([SNAPSHOT_KEY, *also])
-    stored = got.pop(SNAPSHOT_KEY, None)
-    if stored is None:
-        return None, got
-    version, parts = stored
-    if TEAMS_PART not in parts or not tiles:  # written whole, or no grid wanted
+    stored, got = read_head(*also)
+    if stored is None or not tiles:
         return stored, got
+    return with_tiles(stored, teams), got
+
+
+def read_head(*also: str) -> tuple[tuple | None, dict]:
+    """The entry naming the whole view's version, (version, parts but the tiles), or None
+    before the first push; and the cache entries `also`, read with it."""
+    got = cache.get_many([SNAPSHOT_KEY, *also])
+    return got.pop(SNAPSHOT_KEY, None), got
+
+
+def with_tiles(stored: tuple, teams: tuple[str, ...]) -> tuple:
+    """The whole view `read_head` read, with the tiles of `teams` (() every team's)."""
+    version, parts = stored
+    if TEAMS_PART not in parts:  # written whole
+        return stored
     shown = teams or parts[TEAMS_PART].split("\n")
     found = cache.get_many([tiles_key(team) for team in shown])
     joined = {team: found.get(tiles_key(team), "") for team in shown}
@@ -55,4 +66,4 @@ def read(teams: tuple[str, ...], *also: str, tiles=True) -> tuple[tuple | None, 
         "agents": "".join([AGENTS_OPEN, *joined.values(), AGENTS_CLOSE]),
         **{part(team): html for team, html in joined.items()},
     }
-    return (version, parts), got
+    return version, parts
