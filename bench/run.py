@@ -360,6 +360,8 @@ class Setup:
             **delivery(parts, hi - lo, recorded),
             **out,
             "cpu_pct": round(100 * cpu, 1),
+            # while the load ran, per 1,000 events: comparable across rates and loaded machines
+            "cpu_s_per_1k_events": round(cpu * load_s / max(hi - lo, 1) * 1000, 3),
             "cpu_s": round(work, 2),
             "cpu_s_per_s": round(work / load_s, 3),
             "load_s": round(load_s, 2),
@@ -520,6 +522,7 @@ def combine(scenarios: list[Scenario], dash: dict, ideal: dict) -> dict:
             "clients": s.clients,
             **{k: d[k] for k in DASHBOARD_KEYS},
             "web_cpu_pct": d["cpu_pct"],
+            "web_cpu_s_per_1k_events": d["cpu_s_per_1k_events"],
             "web_cpu_s": d["cpu_s"],
             "web_cpu_s_per_s": d["cpu_s_per_s"],
             "web_rss_mb": d["rss_mb"],
@@ -690,7 +693,14 @@ def measure_all(names: list[str], scenarios: list[Scenario], profile: Path | Non
 
 
 # Each run's own value of these is kept beside their medians (`per_run`).
-PER_RUN = ("p99_ms", "p99_vs_ideal", "web_cpu_s_per_s", "web_rss_mb", "lost")
+PER_RUN = (
+    "p99_ms",
+    "p99_vs_ideal",
+    "web_cpu_s_per_s",
+    "web_cpu_s_per_1k_events",
+    "web_rss_mb",
+    "lost",
+)
 
 
 def median_of(runs: list[dict]) -> dict:
@@ -735,9 +745,17 @@ def main():
     p.add_argument(
         "--runs", type=int, default=1, help="run everything this many times; report medians"
     )
+    p.add_argument(
+        "--seconds",
+        type=float,
+        help="each socket scenario's window this long instead of its own (quick A/B runs of "
+        "CPU per event; the targets are read at the scenarios' own lengths)",
+    )
     a = p.parse_args()
     names = a.scenarios.split(",")
     scenarios = [SCENARIOS[n] for n in names if n in SCENARIOS]
+    if a.seconds:
+        scenarios = [dataclasses.replace(s, seconds=a.seconds) for s in scenarios]
     started, load = time.monotonic(), os.getloadavg()
     date = datetime.now(UTC).strftime("%Y-%m-%d")
     a.out.mkdir(parents=True, exist_ok=True)

@@ -18,6 +18,7 @@ REQUIRED = {
     "ideal_p99_ms",
     "p99_vs_ideal",
     "web_cpu_s_per_s",
+    "web_cpu_s_per_1k_events",
     "lost",
     "web_rss_mb",
 }
@@ -60,6 +61,15 @@ def test_it_measures_a_tiny_scenario_end_to_end_twice_and_reports_medians(tmp_pa
     assert 0 < smoke["ideal_p50_ms"] <= smoke["ideal_p99_ms"]
     assert smoke["web_rss_mb"] > 0 and smoke["web_cpu_s_per_s"] > 0
     assert "smoke" in run.stdout  # the table
+
+
+def test_a_shorter_window_is_asked_for_and_cpu_is_given_per_thousand_events(tmp_path):
+    bench("smoke", tmp_path, "--seconds", "1")
+    smoke = json.loads((tmp_path / "latest.json").read_text())["smoke"]
+    assert smoke["seconds"] == 1 and smoke["emitted"] >= 2
+    # the CPU while the load ran, over the events it brought
+    per_event = smoke["web_cpu_pct"] / 100 * smoke["load_s"] / smoke["emitted"]
+    assert smoke["web_cpu_s_per_1k_events"] == pytest.approx(1000 * per_event, rel=0.1, abs=0.01)
 
 
 def test_it_measures_event_to_paint_in_chromium(tmp_path):
