@@ -1,8 +1,8 @@
 """permessage-deflate over real sockets against `manage.py serve` with the simulator in load
-mode: a browser's offer is accepted, every frame it is sent (the snapshot on Daphne's path,
-the pushes on the fan-out's) is compressed on its own and reads the same as an uncompressed
-socket's, a client's smaller window is kept to, and a message that inflates past the limit
-fails its socket, not the server."""
+mode: a browser's offer is accepted, every frame it is sent (the whole view and the pushes
+on the fan-out's path, other messages on Daphne's) is compressed on its own and reads the
+same as an uncompressed socket's, a client's smaller window is kept to, and a message that
+inflates past the limit fails its socket, not the server."""
 
 import contextlib
 import zlib
@@ -28,8 +28,8 @@ def live(tmp_path_factory):
             server.add_user("sup", "supervisor")
             cookie = "Cookie: " + server.session_cookie("sup")
 
-            def socket(**kwargs) -> RawSocket:
-                return RawSocket(server.url, "/ws/live/", [cookie], **kwargs)
+            def socket(path="/ws/live/", **kwargs) -> RawSocket:
+                return RawSocket(server.url, path, [cookie], **kwargs)
 
             yield server, socket
             assert "Traceback" not in server.log()
@@ -46,7 +46,7 @@ def test_compressed_sockets_read_the_same_frames_as_a_plain_one_in_a_tenth_of_th
     assert "server_max_window_bits=10" in sockets[1].extensions
     assert sockets[2].extensions == ""
     for ws in sockets:
-        assert WHOLE_VIEW in ws.text()  # the snapshot, through Daphne's own send
+        assert WHOLE_VIEW in ws.text()  # the whole view, compressed once by the hub
     assert [ws.compressed for ws in sockets] == [1, 1, 0]
     readers = [Reading(ws) for ws in sockets]
     # The plain one connected last: from its fourth frame on, the others had the same
@@ -62,6 +62,15 @@ def test_compressed_sockets_read_the_same_frames_as_a_plain_one_in_a_tenth_of_th
         # with a 15-bit window the small-window socket's decompressor would have failed
     assert sockets[0].wire * 5 < sockets[2].wire
     for ws in sockets:
+        ws.close()
+
+
+def test_messages_daphne_sends_itself_are_compressed_on_their_own_too(live):
+    _, socket = live
+    for offer in (CHROMIUM_OFFER, SMALL_WINDOW):
+        ws = socket("/ws/status/", deflate=offer)  # its snapshot: the header's status
+        assert 'id="upstream"' in ws.text()
+        assert ws.compressed == 1
         ws.close()
 
 
