@@ -1,7 +1,10 @@
 """An open socket keeps only the access its person still has: sign-out, a role taken away
 and deactivation close it at once (4401/4403, which htmx does not retry), a change no
-signal sees within SOCKET_RECHECK_S, and every socket reconnects (1012) after at most
+signal sees within SOCKET_RECHECK_S (one lookup per session and interval, however many
+sockets it has open), and every socket reconnects (1012) after at most
 SOCKET_MAX_AGE_S."""
+
+from unittest import mock
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -11,7 +14,9 @@ from django.contrib.auth.models import Group, User
 from django.test import Client, override_settings
 
 from config.asgi import application
+from dashboard.accounts import sockets
 from dashboard.accounts.roles import GROUP_NAMES, WALLBOARD
+from dashboard.testing.processes import await_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -116,3 +121,29 @@ async def test_a_socket_reconnects_after_its_maximum_age(alice):
     assert await closed_with(coaching, timeout=3) == 1012  # htmx reconnects after 1012
     again = await open_socket(browser, "/ws/coaching/")  # and is let in afresh
     await again.disconnect()
+
+
+@override_settings(SOCKET_RECHECK_S=0.5)
+async def test_one_lookup_per_session_and_interval_whatever_its_sockets(alice, bob):
+    lookups: list[str] = []
+    real = sockets.session_role
+
+    def counted(session_key):
+        lookups.append(session_key)
+        return real(session_key)
+
+    with mock.patch.object(sockets, "session_role", counted):
+        tabs = await sync_to_async(signed_in)(alice)
+        other = await sync_to_async(signed_in)(bob)
+        many = [await open_socket(tabs, "/ws/live/") for _ in range(5)]
+        one = await open_socket(other, "/ws/live/")
+        alone = other.session.session_key
+        await await_until(lambda: lookups.count(alone) >= 3, 20, "three rounds of checks")
+        shared = lookups.count(tabs.session.session_key)
+        assert 2 <= shared <= lookups.count(alone) + 1  # five sockets, one lookup each round
+
+        await User.objects.filter(pk=alice.pk).aupdate(is_active=False)  # no signal sees it
+        for ws in many:
+            assert await closed_with(ws, timeout=10) == 4401
+        assert await still_open(one)
+        await one.disconnect()
