@@ -3,8 +3,9 @@
 What no signal sees (an expired session, a row changed in bulk, a change made by another
 process on the in-memory layer) is caught by looking the session's role up again every
 SOCKET_RECHECK_S. Asked by each socket on its own, that is one lookup (the session, its
-user and groups) per socket and interval: 17 a second at 1,000 sockets, about half of a
-busy web process's time when they shared a session (a person's tabs, the bench's clients).
+user and groups: 1.6 ms of CPU) per socket and interval: 17 a second at 1,000 sockets,
+half of a starved web process's samples in the bench's floor of 10,000 agents, where the
+sockets share a session (as a person's tabs do).
 Here the process looks each session up once an interval, whatever number of sockets it
 has, and closes those of its sockets whose role no longer suffices. The sessions due are
 looked up together, in one worker thread, at most `STEPS` times an interval.
