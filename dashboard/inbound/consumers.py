@@ -7,6 +7,7 @@ from dashboard.accounts.roles import SUPERVISOR
 from dashboard.live.consumers import PushConsumer
 from dashboard.live.handshake import in_thread
 
+from . import watched
 from .pages import queue_context, queues_context, voicemail_context
 from .publish import QUEUES, VOICEMAIL, queue_group
 
@@ -19,6 +20,9 @@ class BodyConsumer(PushConsumer):
         raise NotImplementedError
 
     async def send_snapshot(self):
+        """Marked as followed before the body is rendered: a board pass after the render
+        then pushes to this page."""
+        await in_thread(watched.mark)(self.group)
         await super().send_snapshot()
         html = await in_thread(lambda: render_to_string(self.template, self.context()))()
         await self.send(text_data=html)

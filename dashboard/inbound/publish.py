@@ -1,12 +1,15 @@
 """Live pushes of the inbound pages: each body rendered once per change and sent as one
-string to the group of the page that shows it (a body that did not change is not sent)."""
+string to the group of the page that shows it (a body that did not change is not sent), for
+the pages someone has open (watched.py)."""
 
 import hashlib
 
 from django.template.loader import render_to_string
 
 from dashboard.live.groups import push_html
+from dashboard.shared import metrics
 
+from . import watched
 from .pages import queue_context, queues_context, voicemail_context
 
 QUEUES = "inbound-queues"
@@ -19,22 +22,43 @@ def queue_group(queue_id: str) -> str:
     return "inbound-queue-" + hashlib.sha256(queue_id.encode()).hexdigest()[:24]
 
 
-def push_changed(group: str, html: str, force=False):
+def push_changed(group: str, html: str):
     digest = hashlib.sha256(html.encode()).hexdigest()
-    if force or _sent.get(group) != digest:
+    if _sent.get(group) != digest:
         _sent[group] = digest
         push_html(group, html)
 
 
+def render(page: str, template: str, context: dict) -> str:
+    metrics.BODIES_RENDERED.labels(page).inc()
+    return render_to_string(template, context)
+
+
 def board_changed(board: dict):
-    """After each pass of the board: the queues list, each queue's page, the voicemail."""
-    push_changed(QUEUES, render_to_string("inbound/_queues_body.html", queues_context()))
-    for row in board["queues"]:
-        html = render_to_string("inbound/_queue_body.html", queue_context(row["id"]))
-        push_changed(queue_group(row["id"]), html)
-    voicemail_changed()
+    """After each pass of the board: the queues list, each queue's page, the voicemail, of
+    those open. A page no one follows forgets what it was sent: its next watcher's first
+    push is never taken for one it already has."""
+    queues = {queue_group(row["id"]): row["id"] for row in board["queues"]}
+    groups = {QUEUES: None, VOICEMAIL: None} | queues
+    followed = watched.watched(list(groups))
+    for group in groups.keys() - followed:
+        _sent.pop(group, None)
+    if QUEUES in followed:
+        push_changed(QUEUES, render("queues", "inbound/_queues_body.html", queues_context()))
+    for group, queue_id in queues.items():
+        if group in followed:
+            html = render("queue", "inbound/_queue_body.html", queue_context(queue_id))
+            push_changed(group, html)
+    if VOICEMAIL in followed:
+        push_voicemail()
 
 
-def voicemail_changed(force=False):
-    html = render_to_string("inbound/_voicemail_body.html", voicemail_context())
-    push_changed(VOICEMAIL, html, force)
+def voicemail_changed():
+    """A message was marked handled: the backlog's page, if open, at once."""
+    if VOICEMAIL in watched.watched([VOICEMAIL]):
+        push_voicemail()
+
+
+def push_voicemail():
+    html = render("voicemail", "inbound/_voicemail_body.html", voicemail_context())
+    push_changed(VOICEMAIL, html)

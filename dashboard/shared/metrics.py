@@ -86,6 +86,11 @@ BACKFILL_PROGRESS = Gauge(
     "Share of today read from the service's history (1: filled, or nothing to fill)",
     multiprocess_mode="livemax",
 )
+BODIES_RENDERED = Counter(
+    "dashboard_page_bodies_rendered",
+    "Page bodies rendered for the pushes of the pages someone has open, by page",
+    ["page"],
+)
 STORE_ERRORS = Counter(
     "dashboard_store_errors", "Errors of the database or Redis, where they were met", ["store"]
 )

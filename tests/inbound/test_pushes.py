@@ -1,11 +1,14 @@
 """The queues list is pushed when what it shows changes, not on every read of the service:
-its freshness is when it last changed, which the browser counts on from."""
+its freshness is when it last changed, which the browser counts on from. A page no one has
+open is not rendered at all."""
 
 import re
 
 from dashboard.testing.inbound import csv_rows
+from dashboard.testing.metrics import TOKEN, scrape, value
 from dashboard.testing.processes import wait_until
 from dashboard.testing.raw_socket import RawSocket, Reading
+from dashboard.testing.servers import start_dashboard
 
 FRESHNESS = re.compile(r"(As of|Last change) <time[^>]*>[^<]*</time>")
 
@@ -33,5 +36,55 @@ def test_the_queues_list_is_pushed_only_when_it_changes(served):
     bodies = [FRESHNESS.sub("", t) for _, t in frames if 'id="queues-body"' in t]
     assert any('data-offered="1"' in b for b in bodies), bodies  # the calls were pushed
     assert "Last change <time" in next(t for _, t in frames if 'id="queues-body"' in t)
-    repeated = [b for b, after in zip(bodies, bodies[1:], strict=False) if b == after]
-    assert not repeated, f"{len(repeated)} of {len(bodies)} pushes showed nothing new"
+    # The first push may repeat the body the socket was sent on connect: the board does not
+    # know what a web worker rendered for a page it only then learned is open.
+    pushes = bodies[1:]
+    repeated = [b for b, after in zip(pushes, pushes[1:], strict=False) if b == after]
+    assert not repeated, f"{len(repeated)} of {len(pushes)} pushes showed nothing new"
+
+
+def test_pages_no_one_has_open_are_not_rendered_and_one_opened_later_is_pushed(
+    sim_factory, tmp_path
+):
+    sim = sim_factory("--faults", "--seed", "7")
+    sim.control("inbound-reset")
+    server = start_dashboard(sim, tmp_path, {"INBOUND_POLL_S": "0.3", "METRICS_TOKEN": TOKEN})
+    server.add_users({"bob": "supervisor"})
+    try:
+        client = server.signed_in_client("bob")
+        sim.control("inbound-calls", queue="Billing", calls=[{"wait_s": 4, "outcome": "answered"}])
+        wait_until(lambda: offered(client, "Billing") == 1, 30, "the call read")
+        calls = rest_calls(server)
+        wait_until(lambda: rest_calls(server) >= calls + 6, 30, "more reads of the service")
+        assert rendered(server) == 0, "pages no one had open were rendered"
+
+        reading = Reading(
+            RawSocket(server.url, "/ws/queues/", ["Cookie: " + server.session_cookie("bob")])
+        )
+        try:
+            sim.control(
+                "inbound-calls", queue="Billing", calls=[{"wait_s": 2, "outcome": "answered"}]
+            )
+            wait_until(lambda: offered(client, "Billing") == 2, 30, "the second call read")
+            wait_until(lambda: rendered(server, "queues") > 0, 30, "the open list rendered")
+        finally:
+            reading.ws.close()
+            frames = reading.stop()
+        assert any('data-offered="2"' in t for _, t in frames if 'id="queues-body"' in t)
+        assert rendered(server, "queue") == 0 and rendered(server, "voicemail") == 0
+    finally:
+        server.stop()
+
+
+def offered(client, queue: str) -> int | None:
+    row = next((r for r in csv_rows(client, "/queues/") if r["Queue"] == queue), None)
+    return int(row["Offered"]) if row else None
+
+
+def rest_calls(server) -> float:
+    return value(scrape(server.url), "dashboard_rest_calls_total")
+
+
+def rendered(server, page: str = "") -> float:
+    labels = {"page": page} if page else {}
+    return value(scrape(server.url), "dashboard_page_bodies_rendered_total", **labels)

@@ -10,6 +10,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from dashboard.testing.metrics import TOKEN, scrape, value
 from dashboard.testing.processes import ROOT, free_port, wait_until
 from dashboard.testing.raw_socket import RawSocket
 from dashboard.testing.servers import (
@@ -20,25 +21,6 @@ from dashboard.testing.servers import (
     start_topology,
 )
 from dashboard.upstream.webhooks import signature
-
-TOKEN = "metrics-token-for-tests"
-
-
-def scrape(url: str) -> dict:
-    """Every sample of a scrape: (name, labels) -> value."""
-    r = httpx.get(f"{url}/metrics", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10)
-    assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/plain")
-    return {
-        (s.name, tuple(sorted(s.labels.items()))): s.value
-        for family in text_string_to_metric_families(r.text)
-        for s in family.samples
-    }
-
-
-def value(samples: dict, name: str, **labels) -> float:
-    """The sum of `name`'s samples whose labels include `labels`."""
-    wanted = set(labels.items())
-    return sum(v for (n, ls), v in samples.items() if n == name and wanted <= set(ls))
 
 
 def live_socket(server) -> RawSocket:
