@@ -461,10 +461,15 @@ class Simulator:
     def rest_status_history(self, r):
         return self.paged(history.paged_states, r)
 
-    def paged(self, read, r, *args):
-        """A page of the history (contract 6.3); a bad parameter is a 400 with a sentence."""
+    async def paged(self, read, r, *args):
+        """A page of the history (contract 6.3); a bad parameter is a 400 with a sentence.
+        The days it reads are made first, a step at a time: the live feed goes on meanwhile."""
+        now = max(time.time(), r.centre.now)
         try:
-            return 200, read(r.centre.past, *args, r.query, max(time.time(), r.centre.now)), {}
+            since, until, _ = history.window({**r.query, "limit": "1"}, now)
+            evenings = read is history.paged_states  # an agent's evening is offline
+            await r.centre.past.prepare(since, until, evenings)
+            return 200, read(r.centre.past, *args, r.query, now), {}
         except ValueError as exc:
             raise error(400, "invalid_request", str(exc)) from None
 
