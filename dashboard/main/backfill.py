@@ -23,6 +23,7 @@ keyed by the service's ids.
 """
 
 import asyncio
+import heapq
 import logging
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -67,7 +68,8 @@ def in_thread(fn):
     return database_sync_to_async(fn, thread_sensitive=False)
 
 
-PAGE_INTERVAL_S = 0.04  # between two requests' starts: at most 25 a second to the service
+PAGE_INTERVAL_S = 0.025  # between two requests' starts: at most 40 a second to the service
+TODAY, PAST = 0, 1  # whose request goes first when both wait (the live view's day first)
 LOOP_BUSY_S = 0.01  # one turn of the event loop longer than this: the live feed first
 RETRY_S = 10.0
 BATCH = 2000  # rows per insert, each in a transaction of its own (SQLite: one writer at a time)
@@ -102,8 +104,7 @@ class Backfill:
         self.recorder = recorder
         self.on_progress = on_progress or (lambda pct: None)
         self.on_filled = on_filled  # a coroutine function: a day was written
-        self.interval_s = interval_s
-        self.next_request = 0.0  # the event loop's time the next page may be asked at
+        self.pacer = Pacer(interval_s)
         self.reached: dict[str, tuple[float, float]] = {}  # list -> (its share, how far)
         self.live_from: datetime | None = None
         self.first: dict[str, datetime] = {}  # agent id -> start of its first live state
@@ -137,8 +138,7 @@ class Backfill:
                 await pause(stop, 0.5)
                 continue
             try:
-                await self.fill_today()
-                await self.fill_last_week()
+                await together(self.fill_today(), self.fill_last_week())
             except NotOffered as absent:
                 log.info("the service offers no history (%s): today is what was seen live", absent)
                 self.offered, self.progress = False, None
@@ -175,13 +175,14 @@ class Backfill:
         def count_page_of_states(rows):
             count_states(Filled(filled.slots, spans=rows), start, until, cuts)
 
-        # One list after the other: the progress moves through them in order
-        filled.calls = await self.read(h.calls_page, start - CALL_MARGIN, until, 0.4)
-        filled.spans = await self.read(
-            h.states_page, start, until, 0.45, count=count_page_of_states
+        # The lists side by side (their requests paced together); the progress is the
+        # lists' shares, each as far as its rows reached.
+        filled.calls, filled.spans, *records = await together(
+            self.read(h.calls_page, start - CALL_MARGIN, until, 0.4),
+            self.read(h.states_page, start, until, 0.45, count=count_page_of_states),
+            *(self.read(h.records_page, start, until, 0.05, name=name) for name in h.RECORDS),
         )
-        for name in h.RECORDS:
-            filled.records[name] = await self.read(h.records_page, start, until, 0.05, name=name)
+        filled.records = dict(zip(h.RECORDS, records, strict=True))
         async with self.recorder.counting:  # not while the recorder compares the calls
             await self.count_and_write(day, filled, start, until, cuts)
         self.progress = None
@@ -233,31 +234,39 @@ class Backfill:
         log.info("the states of %d agents while no dashboard followed filled", len(lasts))
 
     async def fill_last_week(self):
-        """The same weekday of each of the last `PAST_WEEKS` weeks, nearest first, when the
-        dashboard stored none of it: last week's for the comparisons, all of them for the
-        floor's normal (dashboard/normal/)."""
-        today = self.state.day.date
-        if today is None or today == self.last_week_done:
+        """The same weekday of each of the last `PAST_WEEKS` weeks, when the dashboard
+        stored none of it: last week's for the comparisons, all of them for the floor's
+        normal (dashboard/normal/). Read side by side with today's lists and each other,
+        today's requests first, then the nearest week's."""
+        tz = self.state.tz
+        today = self.state.day.date or self.state.start_of_day(self.live_from).astimezone(tz).date()
+        if today == self.last_week_done:
             return
-        read = 0
-        for weeks in range(1, PAST_WEEKS + 1):
-            day = today - timedelta(days=7 * weeks)
-            start = day_start(day, self.state.tz)
-            end = day_start(day + timedelta(days=1), self.state.tz)
-            if await in_thread(day_known)(day, start, end):
-                continue
-            await in_thread(write_past_day)(day, await self.past_slots(start, end), end)
-            self.recorder.add_stored({}, last_week=weeks == 1)
-            read += 1
-            log.info("the past %s filled from the service's history", f"{day:%a %d %b}")
+        read = sum(await together(*(self.fill_past(today, w) for w in range(1, PAST_WEEKS + 1))))
         if read:  # the recorder's next pass loads last week's slots into the comparisons
             await self.filled()
         self.last_week_done = today
         log.info(
-            "last week's and the %d weeks before in from the service's history", PAST_WEEKS - 1
+            "last week's and the %d weeks before in from the service's history (%d requests "
+            "so far, %d turns given to the live feed first)",
+            PAST_WEEKS - 1,
+            self.pacer.arrivals,
+            self.pacer.deferred,
         )
 
-    async def past_slots(self, start: datetime, end: datetime) -> dict:
+    async def fill_past(self, today, weeks: int) -> bool:
+        """The same weekday `weeks` weeks ago, when not known yet; whether it was read."""
+        day = today - timedelta(days=7 * weeks)
+        start = day_start(day, self.state.tz)
+        end = day_start(day + timedelta(days=1), self.state.tz)
+        if await in_thread(day_known)(day, start, end):
+            return False
+        await in_thread(write_past_day)(day, await self.past_slots(start, end, PAST + weeks), end)
+        self.recorder.add_stored({}, last_week=weeks == 1)
+        log.info("the past %s filled from the service's history", f"{day:%a %d %b}")
+        return True
+
+    async def past_slots(self, start: datetime, end: datetime, first=PAST) -> dict:
         """A past day's slots: its calls and states read side by side, each page counted
         as it comes (a day of 1,000 agents is 150,000 states) and let go."""
         calls, spans = Filled(), Filled()
@@ -268,11 +277,12 @@ class Backfill:
         def count_page_of_states(rows):
             count_states(Filled(spans.slots, spans=rows), start, end)
 
-        await asyncio.gather(
+        calls_of_day = h.calls_page, start - CALL_MARGIN, end
+        await together(
+            self.read(*calls_of_day, count=count_page_of_calls, keep=False, first=first),
             self.read(
-                h.calls_page, start - CALL_MARGIN, end, count=count_page_of_calls, keep=False
+                h.states_page, start, end, count=count_page_of_states, keep=False, first=first
             ),
-            self.read(h.states_page, start, end, count=count_page_of_states, keep=False),
         )
         return merged(calls.slots, spans.slots)
 
@@ -289,14 +299,17 @@ class Backfill:
         self.on_progress(pct)
         metrics.backfill_progress(pct)
 
-    async def read(self, page, since, until, share=0.0, count=None, keep=True, **kwargs) -> list:
-        """Every row of one history list, page by page, each request in its turn (`turn`);
-        each page goes to `count` as it comes (on the event loop: a few milliseconds, where
-        a thread would make the loop wait for the interpreter's lock), and is kept or let
-        go. The progress moves through the list's `share` by how far its rows reached."""
+    async def read(
+        self, page, since, until, share=0.0, count=None, keep=True, first=TODAY, **kwargs
+    ) -> list:
+        """Every row of one history list, page by page, each request in its turn (`Pacer`,
+        `first`: its precedence); each page goes to `count` as it comes (on the event loop:
+        a few milliseconds, where a thread would make the loop wait for the interpreter's
+        lock), and is kept or let go. The progress moves through the list's `share` by how
+        far its rows reached."""
         rows, cursor, name = [], None, kwargs.get("name", page.__name__)
         while True:
-            await self.turn()
+            await self.pacer.turn(first)
             got = await page(self.rest, since=since, until=until, cursor=cursor, **kwargs)
             if count is not None:
                 count(got.rows)
@@ -312,23 +325,52 @@ class Backfill:
             if not cursor:
                 return rows
 
-    async def turn(self):
-        """Wait for this request's turn: the backfill's requests start `interval_s` apart,
-        however many lists it reads at once, so the service is never flooded; and only
-        while the event loop has time to spare: a turn of the loop longer than
-        `LOOP_BUSY_S` means the live feed has work waiting (or the process waits for a
-        core), and the live feed goes first."""
+
+class Pacer:
+    """The backfill's requests start `interval_s` apart, however many lists it reads at
+    once, so the service is never flooded; the waiting request of the lowest precedence
+    number goes first (today's before the past days'); and only while the event loop has
+    time to spare: a turn of the loop longer than `LOOP_BUSY_S` means the live feed has
+    work waiting (or the process waits for a core), and the live feed goes first."""
+
+    def __init__(self, interval_s: float):
+        self.interval_s = interval_s
+        self.waiting: list[tuple] = []  # a heap of (precedence, arrival, future)
+        self.arrivals = 0
+        self.deferred = 0  # turns the live feed took first
+        self.task: asyncio.Task | None = None
+
+    async def turn(self, first: int = TODAY):
+        future = asyncio.get_running_loop().create_future()
+        heapq.heappush(self.waiting, (first, self.arrivals, future))
+        self.arrivals += 1
+        if self.task is None or self.task.done():
+            self.task = asyncio.ensure_future(self.give_turns())
+        await future
+
+    async def give_turns(self):
         loop = asyncio.get_running_loop()
-        while True:
-            now = loop.time()
-            at = max(now, self.next_request)
-            self.next_request = at + self.interval_s
-            if at > now:
-                await asyncio.sleep(at - now)
+        while self.waiting:
             began = loop.time()
             await asyncio.sleep(0)
-            if loop.time() - began < LOOP_BUSY_S:
-                return
+            if loop.time() - began >= LOOP_BUSY_S:
+                self.deferred += 1
+                await asyncio.sleep(self.interval_s)
+                continue
+            _, _, future = heapq.heappop(self.waiting)
+            if not future.done():  # not a reader stopped meanwhile
+                future.set_result(None)
+                await asyncio.sleep(self.interval_s)
+
+
+async def together(*steps):
+    """The steps side by side, their results in order; the first to fail stops the others."""
+    tasks = [asyncio.ensure_future(step) for step in steps]
+    try:
+        return await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
 
 
 # ---- Counting, as the live state counts (dashboard/live/state.py) -------------------------
