@@ -433,8 +433,9 @@ def page(rows: list, key, cursor: str | None, limit: int) -> tuple[list, str | N
 
 
 def kept(past: History, name: str, since: float, until: float, now: float, make) -> list:
-    """The rows of one query window, made once while a client pages through it (a window
-    that ends in the past only: one still open grows with the live floor)."""
+    """The rows of one query window, made once while a client pages through it, kept
+    `WINDOW_KEPT_S` after its last page (a window that ends in the past only: one still
+    open grows with the live floor)."""
     if until > now:
         return make()
     key = (name, since, until)
@@ -442,7 +443,8 @@ def kept(past: History, name: str, since: float, until: float, now: float, make)
     if found is None or found[0] < now:
         if len(past.windows) > 20:
             past.windows.clear()
-        found = past.windows[key] = (now + WINDOW_KEPT_S, make())
+        found = (0, make())
+    past.windows[key] = (now + WINDOW_KEPT_S, found[1])
     return found[1]
 
 
