@@ -70,7 +70,7 @@ def in_thread(fn):
 
 PAGE_INTERVAL_S = 0.025  # between two requests' starts: at most 40 a second to the service
 TODAY, PAST = 0, 1  # whose request goes first when both wait (the live view's day first)
-LOOP_BUSY_S = 0.01  # one turn of the event loop longer than this: the live feed first
+LOOP_LATE_S = 0.01  # the pacer's timer woken later than this: the live feed first
 RETRY_S = 10.0
 BATCH = 2000  # rows per insert, each in a transaction of its own (SQLite: one writer at a time)
 WRITE_PAUSE_S = 0.02  # between two of them: the live writers' turn
@@ -330,8 +330,9 @@ class Pacer:
     """The backfill's requests start `interval_s` apart, however many lists it reads at
     once, so the service is never flooded; the waiting request of the lowest precedence
     number goes first (today's before the past days'); and only while the event loop has
-    time to spare: a turn of the loop longer than `LOOP_BUSY_S` means the live feed has
-    work waiting (or the process waits for a core), and the live feed goes first."""
+    time to spare: the pacer's own timer woken more than `LOOP_LATE_S` late means the
+    loop's callbacks (the live feed's, or the pages being parsed) held it over the
+    interval, or the process waited for a core, and the live feed goes first."""
 
     def __init__(self, interval_s: float):
         self.interval_s = interval_s
@@ -351,16 +352,14 @@ class Pacer:
     async def give_turns(self):
         loop = asyncio.get_running_loop()
         while self.waiting:
-            began = loop.time()
-            await asyncio.sleep(0)
-            if loop.time() - began >= LOOP_BUSY_S:
+            due = loop.time() + self.interval_s
+            await asyncio.sleep(self.interval_s)
+            if loop.time() - due >= LOOP_LATE_S:
                 self.deferred += 1
-                await asyncio.sleep(self.interval_s)
                 continue
             _, _, future = heapq.heappop(self.waiting)
             if not future.done():  # not a reader stopped meanwhile
                 future.set_result(None)
-                await asyncio.sleep(self.interval_s)
 
 
 async def together(*steps):
