@@ -56,7 +56,18 @@ def p99(values: list) -> float | None:
     return round(values[int(0.99 * (len(values) - 1))], 1)
 
 
-def measure(workdir, spawn=None, agents=AGENTS, rate=RATE, sockets=SOCKETS, after_s=30.0) -> dict:
+def measure(
+    workdir,
+    spawn=None,
+    agents=AGENTS,
+    rate=RATE,
+    sockets=SOCKETS,
+    after_s=30.0,
+    history_delay_s=0.0,
+) -> dict:
+    """`history_delay_s`: the service's history answers each page that late (under the
+    dashboard's 10 s time-out), for a floor so small that its fill would be over before
+    the sockets are in."""
     zone = late_morning()
     sim = start_simulator(
         "--agents",
@@ -73,6 +84,8 @@ def measure(workdir, spawn=None, agents=AGENTS, rate=RATE, sockets=SOCKETS, afte
     )
     server = None
     try:
+        if history_delay_s:
+            sim.control("history-delay", seconds=history_delay_s, for_s=120)
         started = time.monotonic()
         server = start_dashboard(
             sim, workdir, {"TIME_ZONE": zone, "LOG_LEVEL": "INFO"}, port=free_port()

@@ -101,7 +101,7 @@ SCENARIOS = {
 OTHERS = {  # scenarios with a module of their own
     "backfill": backfill.measure,
     "backfill_smoke": lambda workdir, spawn: backfill.measure(  # the smoke test's
-        workdir, agents=40, rate=20, sockets=3, after_s=5
+        workdir, agents=40, rate=20, sockets=3, after_s=5, history_delay_s=4
     ),
     "reconnect": reconnect.measure,
     "interventions": interventions.measure,

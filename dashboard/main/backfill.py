@@ -23,6 +23,7 @@ keyed by the service's ids.
 """
 
 import asyncio
+import heapq
 import logging
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -67,7 +68,9 @@ def in_thread(fn):
     return database_sync_to_async(fn, thread_sensitive=False)
 
 
-PAGE_PAUSE_S = 0.1  # between two pages: at most ten requests a second to the service
+PAGE_INTERVAL_S = 0.025  # between two requests' starts: at most 40 a second to the service
+TODAY, PAST = 0, 1  # whose request goes first when both wait (the live view's day first)
+LOOP_LATE_S = 0.01  # the pacer's timer woken later than this: the live feed first
 RETRY_S = 10.0
 BATCH = 2000  # rows per insert, each in a transaction of its own (SQLite: one writer at a time)
 WRITE_PAUSE_S = 0.02  # between two of them: the live writers' turn
@@ -94,14 +97,15 @@ class Backfill:
         recorder: Recorder,
         on_progress=None,
         on_filled=None,
-        pause_s=PAGE_PAUSE_S,
+        interval_s=PAGE_INTERVAL_S,
     ):
         self.rest = rest
         self.state = state
         self.recorder = recorder
         self.on_progress = on_progress or (lambda pct: None)
         self.on_filled = on_filled  # a coroutine function: a day was written
-        self.pause_s = pause_s
+        self.pacer = Pacer(interval_s)
+        self.reached: dict[str, tuple[float, float]] = {}  # list -> (its share, how far)
         self.live_from: datetime | None = None
         self.first: dict[str, datetime] = {}  # agent id -> start of its first live state
         self.progress: float | None = None  # share of today read, while filling
@@ -134,8 +138,7 @@ class Backfill:
                 await pause(stop, 0.5)
                 continue
             try:
-                await self.fill_today()
-                await self.fill_last_week()
+                await together(self.fill_today(), self.fill_last_week())
             except NotOffered as absent:
                 log.info("the service offers no history (%s): today is what was seen live", absent)
                 self.offered, self.progress = False, None
@@ -163,17 +166,23 @@ class Backfill:
                 self.gap_done = True
             return
         self.gap_done = True  # this process's live view follows straight on from the history
-        self.progress = 0.0
+        self.progress, self.reached = 0.0, {}
         self.moved(0)
         until = row.until
         cuts = {a: datetime.fromisoformat(since) for a, since in row.agents_since.items()}
         filled = Filled()
-        filled.calls = await self.read(h.calls_page, start - CALL_MARGIN, until, 0.0, 0.5)
-        filled.spans = await self.read(h.states_page, start, until, 0.5, 0.35)
-        for n, name in enumerate(h.RECORDS):
-            filled.records[name] = await self.read(
-                h.records_page, start, until, 0.85 + 0.05 * n, 0.05, name=name
-            )
+
+        def count_page_of_states(rows):
+            count_states(Filled(filled.slots, spans=rows), start, until, cuts)
+
+        # The lists side by side (their requests paced together); the progress is the
+        # lists' shares, each as far as its rows reached.
+        filled.calls, filled.spans, *records = await together(
+            self.read(h.calls_page, start - CALL_MARGIN, until, 0.4),
+            self.read(h.states_page, start, until, 0.45, count=count_page_of_states),
+            *(self.read(h.records_page, start, until, 0.05, name=name) for name in h.RECORDS),
+        )
+        filled.records = dict(zip(h.RECORDS, records, strict=True))
         async with self.recorder.counting:  # not while the recorder compares the calls
             await self.count_and_write(day, filled, start, until, cuts)
         self.progress = None
@@ -192,7 +201,6 @@ class Backfill:
         seen = (set(self.state.seen_started), set(self.state.seen_ended))
         base = {at: replace(x) for at, x in self.state.base.items()}
         await in_thread(count_calls)(filled, start, until, *seen, base)
-        await in_thread(count_states)(filled, start, until, cuts)
         # Short transactions (rows keyed by the service's ids or checked against the journal,
         # so a batch written twice after a restart adds nothing), a pause between them so
         # the live writers get the database; the additive slots go last, with the day done.
@@ -214,7 +222,7 @@ class Backfill:
             return
         since = max(min(lasts.values()), start - timedelta(days=1))
         filled = Filled()
-        spans = await self.read(h.states_page, since, self.live_from, None, 0)
+        spans = await self.read(h.states_page, since, self.live_from)
         filled.spans = [
             x
             for x in spans
@@ -226,34 +234,57 @@ class Backfill:
         log.info("the states of %d agents while no dashboard followed filled", len(lasts))
 
     async def fill_last_week(self):
-        """The same weekday of each of the last `PAST_WEEKS` weeks, nearest first, when the
-        dashboard stored none of it: last week's for the comparisons, all of them for the
-        floor's normal (dashboard/normal/)."""
-        today = self.state.day.date
-        if today is None or today == self.last_week_done:
+        """The same weekday of each of the last `PAST_WEEKS` weeks, when the dashboard
+        stored none of it: last week's for the comparisons, all of them for the floor's
+        normal (dashboard/normal/). Read side by side with today's lists and each other,
+        today's requests first, then the nearest week's."""
+        tz = self.state.tz
+        today = self.state.day.date or self.state.start_of_day(self.live_from).astimezone(tz).date()
+        if today == self.last_week_done:
             return
-        read = 0
-        for weeks in range(1, PAST_WEEKS + 1):
-            day = today - timedelta(days=7 * weeks)
-            start = day_start(day, self.state.tz)
-            end = day_start(day + timedelta(days=1), self.state.tz)
-            if await in_thread(day_known)(day, start, end):
-                continue
-            filled = Filled()
-            filled.calls = await self.read(h.calls_page, start - CALL_MARGIN, end, None, 0)
-            filled.spans = await self.read(h.states_page, start, end, None, 0)
-            await in_thread(count_calls)(filled, start, end, set(), set(), {})
-            await in_thread(count_states)(filled, start, end, {})
-            await in_thread(write_past_day)(day, filled, end)
-            self.recorder.add_stored({}, last_week=weeks == 1)
-            read += 1
-            log.info("the past %s filled from the service's history", f"{day:%a %d %b}")
+        read = sum(await together(*(self.fill_past(today, w) for w in range(1, PAST_WEEKS + 1))))
         if read:  # the recorder's next pass loads last week's slots into the comparisons
             await self.filled()
         self.last_week_done = today
         log.info(
-            "last week's and the %d weeks before in from the service's history", PAST_WEEKS - 1
+            "last week's and the %d weeks before in from the service's history (%d requests "
+            "so far, %d turns given to the live feed first)",
+            PAST_WEEKS - 1,
+            self.pacer.arrivals,
+            self.pacer.deferred,
         )
+
+    async def fill_past(self, today, weeks: int) -> bool:
+        """The same weekday `weeks` weeks ago, when not known yet; whether it was read."""
+        day = today - timedelta(days=7 * weeks)
+        start = day_start(day, self.state.tz)
+        end = day_start(day + timedelta(days=1), self.state.tz)
+        if await in_thread(day_known)(day, start, end):
+            return False
+        await in_thread(write_past_day)(day, await self.past_slots(start, end, PAST + weeks), end)
+        self.recorder.add_stored({}, last_week=weeks == 1)
+        log.info("the past %s filled from the service's history", f"{day:%a %d %b}")
+        return True
+
+    async def past_slots(self, start: datetime, end: datetime, first=PAST) -> dict:
+        """A past day's slots: its calls and states read side by side, each page counted
+        as it comes (a day of 1,000 agents is 150,000 states) and let go."""
+        calls, spans = Filled(), Filled()
+
+        def count_page_of_calls(rows):
+            count_calls(Filled(calls.slots, calls=rows), start, end)
+
+        def count_page_of_states(rows):
+            count_states(Filled(spans.slots, spans=rows), start, end)
+
+        calls_of_day = h.calls_page, start - CALL_MARGIN, end
+        await together(
+            self.read(*calls_of_day, count=count_page_of_calls, keep=False, first=first),
+            self.read(
+                h.states_page, start, end, count=count_page_of_states, keep=False, first=first
+            ),
+        )
+        return merged(calls.slots, spans.slots)
 
     async def filled(self):
         """The day's records are in: the recorder takes the slots in on its next pass."""
@@ -268,27 +299,81 @@ class Backfill:
         self.on_progress(pct)
         metrics.backfill_progress(pct)
 
-    async def read(self, page, since, until, done_before, share, **kwargs) -> list:
-        """Every row of one history list, page by page with a pause between pages; the
-        progress moves through its `share` by how far the rows reached in time."""
-        rows, cursor = [], None
+    async def read(
+        self, page, since, until, share=0.0, count=None, keep=True, first=TODAY, **kwargs
+    ) -> list:
+        """Every row of one history list, page by page, each request in its turn (`Pacer`,
+        `first`: its precedence); each page goes to `count` as it comes (on the event loop:
+        a few milliseconds, where a thread would make the loop wait for the interpreter's
+        lock), and is kept or let go. The progress moves through the list's `share` by how
+        far its rows reached."""
+        rows, cursor, name = [], None, kwargs.get("name", page.__name__)
         while True:
+            await self.pacer.turn(first)
             got = await page(self.rest, since=since, until=until, cursor=cursor, **kwargs)
-            rows += got.rows
-            if done_before is not None and got.rows:
-                at = _when(got.rows[-1])
-                if at is not None:
-                    reach = (at - since) / (until - since) if until > since else 1
-                    self.progress = done_before + share * min(1.0, max(0.0, reach))
-                    self.moved(int(100 * self.progress))
+            if count is not None:
+                count(got.rows)
+            if keep:
+                rows += got.rows
+            at = _when(got.rows[-1]) if share and got.rows else None
+            if at is not None:
+                reach = (at - since) / (until - since) if until > since else 1
+                self.reached[name] = (share, min(1.0, max(0.0, reach)))
+                self.progress = sum(part * done for part, done in self.reached.values())
+                self.moved(int(100 * self.progress))
             cursor = got.next_cursor
             if not cursor:
                 return rows
-            await asyncio.sleep(self.pause_s)
+
+
+class Pacer:
+    """The backfill's requests start `interval_s` apart, however many lists it reads at
+    once, so the service is never flooded; the waiting request of the lowest precedence
+    number goes first (today's before the past days'); and only while the event loop has
+    time to spare: the pacer's own timer woken more than `LOOP_LATE_S` late means the
+    loop's callbacks (the live feed's, or the pages being parsed) held it over the
+    interval, or the process waited for a core, and the live feed goes first."""
+
+    def __init__(self, interval_s: float):
+        self.interval_s = interval_s
+        self.waiting: list[tuple] = []  # a heap of (precedence, arrival, future)
+        self.arrivals = 0
+        self.deferred = 0  # turns the live feed took first
+        self.task: asyncio.Task | None = None
+
+    async def turn(self, first: int = TODAY):
+        future = asyncio.get_running_loop().create_future()
+        heapq.heappush(self.waiting, (first, self.arrivals, future))
+        self.arrivals += 1
+        if self.task is None or self.task.done():
+            self.task = asyncio.ensure_future(self.give_turns())
+        await future
+
+    async def give_turns(self):
+        loop = asyncio.get_running_loop()
+        while self.waiting:
+            due = loop.time() + self.interval_s
+            await asyncio.sleep(self.interval_s)
+            if loop.time() - due >= LOOP_LATE_S:
+                self.deferred += 1
+                continue
+            _, _, future = heapq.heappop(self.waiting)
+            if not future.done():  # not a reader stopped meanwhile
+                future.set_result(None)
+
+
+async def together(*steps):
+    """The steps side by side, their results in order; the first to fail stops the others."""
+    tasks = [asyncio.ensure_future(step) for step in steps]
+    try:
+        return await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
 
 
 # ---- Counting, as the live state counts (dashboard/live/state.py) -------------------------
-def count_calls(filled: Filled, start, until, seen_started, seen_ended, base: dict):
+def count_calls(filled: Filled, start, until, seen_started=(), seen_ended=(), base=None):
     """Calls started and ended in [start, until) that the live state did not count;
     per slot and counter only what `base` (counted from elsewhere) does not hold."""
     found: dict[datetime, Counts] = {}
@@ -305,7 +390,7 @@ def count_calls(filled: Filled, start, until, seen_started, seen_ended, base: di
             elif call.agent_id:
                 slot.add(handled=1, handle_s=call.duration_s or 0)
     for at, got in found.items():  # what a list read earlier already added is not again
-        had = base.get(at, Counts())
+        had = (base or {}).get(at, Counts())
         more = {n: getattr(got, n) - getattr(had, n) for n in CALL_COUNTERS}
         more = {n: v for n, v in more.items() if v > 0}
         if more.get("handled"):
@@ -314,8 +399,9 @@ def count_calls(filled: Filled, start, until, seen_started, seen_ended, base: di
             filled.slots.setdefault(at, Counts()).add(**more)
 
 
-def count_states(filled: Filled, start, until, cuts: dict):
+def count_states(filled: Filled, start, until, cuts=None):
     """Time in each state up to where the live state counts the agent from."""
+    cuts = cuts or {}
     for span in filled.spans:
         cut = min(until, cuts.get(span.agent_id, until))
         begin, end = max(span.since, start), min(span.until or cut, cut)
@@ -338,6 +424,15 @@ def count_states(filled: Filled, start, until, cuts: dict):
                 **{name: (part - begin).total_seconds()}
             )
             begin = part
+
+
+def merged(*slots: dict) -> dict:
+    """Slots counted apart, added together."""
+    out: dict[datetime, Counts] = {}
+    for each in slots:
+        for at, counts in each.items():
+            out.setdefault(at, Counts()).add(**vars(counts))
+    return out
 
 
 def _when(row):
@@ -430,8 +525,8 @@ def finish_day(day, filled: Filled):
 
 
 @transaction.atomic
-def write_past_day(day, filled: Filled, end: datetime):
-    for at, counts in filled.slots.items():
+def write_past_day(day, slots: dict, end: datetime):
+    for at, counts in slots.items():
         add_to_slot(FloorSlot, {k: v for k, v in vars(counts).items() if v}, start=at)
     HistoryDay.objects.update_or_create(
         day=day, defaults={"until": end, "done": True, "filled_at": datetime.now(UTC)}

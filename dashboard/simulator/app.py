@@ -115,6 +115,7 @@ class Simulator:
         }
         self.rest_error = (500, 0)
         self.rest_delay = 0.0
+        self.history_delay = (0.0, 0.0)  # seconds, until when
         self.missing: dict[str, tuple[int, float]] = {}  # API path's first part -> (status, until)
         self.media_key = secrets.token_bytes(32)  # signs recordings' addresses
         self.recordings = {"asked": 0, "served": 0, "refused": 0}
@@ -461,10 +462,18 @@ class Simulator:
     def rest_status_history(self, r):
         return self.paged(history.paged_states, r)
 
-    def paged(self, read, r, *args):
-        """A page of the history (contract 6.3); a bad parameter is a 400 with a sentence."""
+    async def paged(self, read, r, *args):
+        """A page of the history (contract 6.3); a bad parameter is a 400 with a sentence.
+        The days it reads are made first, a step at a time: the live feed goes on meanwhile."""
+        now = max(time.time(), r.centre.now)
+        delay, delayed_until = self.history_delay
+        if time.time() < delayed_until:
+            await asyncio.sleep(delay)
         try:
-            return 200, read(r.centre.past, *args, r.query, max(time.time(), r.centre.now)), {}
+            since, until, _ = history.window({**r.query, "limit": "1"}, now)
+            evenings = read is history.paged_states  # an agent's evening is offline
+            await r.centre.past.prepare(since, until, evenings)
+            return 200, read(r.centre.past, *args, r.query, now), {}
         except ValueError as exc:
             raise error(400, "invalid_request", str(exc)) from None
 
@@ -623,6 +632,11 @@ class Simulator:
     async def control_rest_delay(self, data):
         self.until["rest_delay"] = time.time() + float(data.get("for_s", 10))
         self.rest_delay = seconds(data)
+
+    async def control_history_delay(self, data):
+        """Each page of the paged history answers `seconds` late for `for_s`: a client's
+        fill that would be over before anyone watched it is still running."""
+        self.history_delay = (seconds(data), time.time() + float(data.get("for_s", 10)))
 
     async def control_auth_down(self, data):
         self.until["auth_down"] = time.time() + seconds(data)

@@ -2,20 +2,27 @@
 
 Each day is made in bulk, on first use, from the seed, the organisation and the date (one
 `random.Random` per day), so the same seed always gives the same past, and paging through
-it never replays events. Agents work shifts: weekday mornings are busy, afternoons lighter,
-nights and weekends quiet. The day the simulator started stops, for each agent, where the
-live model takes over (that agent's first live state's `since`); from then on the live
+it never replays events; the paged endpoints make the days a request needs an agent at a
+time (`prepare`), so the live floor's feed keeps its pace meanwhile. Agents work shifts:
+weekday mornings are busy, afternoons lighter, nights and weekends quiet; every shift,
+call and follow-up of a day ends well before its midnight, so a window reads only the days
+it overlaps. The day the simulator started stops, for each agent, where the live model
+takes over (that agent's first live state's `since`); from then on the live
 model's own calls, states and records are the history. Every call has the follow-ups the
 live model gives one (QA, compliance, coaching, appointments) with the same odds.
 """
 
+import asyncio
 import base64
 import bisect
+import hashlib
+import itertools
 import json
 import random
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
+from operator import itemgetter
 from zoneinfo import ZoneInfo
 
 from . import shapes
@@ -24,6 +31,7 @@ from .model import ALERT_KINDS, CONNECTED_OUTCOMES, RULES
 
 KEEP_DAYS = 35
 DAY_S = 86_400
+QUIET_FROM_H = 20  # shifts end by 18:30 and the AI dialer's calls by 18:05
 
 
 @dataclass
@@ -45,8 +53,32 @@ class DayLog:
         return self.by_agent.get(agent_id, [])
 
 
-def _pick(rng, weighted):
-    return rng.choices([v for v, _ in weighted], weights=[w for _, w in weighted])[0]
+def _uuid(bits: int, version: int) -> str:
+    """`str(uuid.UUID(int=bits, version=version))`, without the object: a day makes 100,000."""
+    bits = (bits & ~(0xC000 << 48) | 0x8000 << 48) & ~(0xF000 << 64) | version << 76
+    h = f"{bits:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def _recording_id(call_id: str) -> str:
+    """`str(uuid.uuid5(uuid.NAMESPACE_URL, f"rec:{call_id}"))`, as the live model's."""
+    digest = hashlib.sha1(uuid.NAMESPACE_URL.bytes + f"rec:{call_id}".encode()).digest()
+    return _uuid(int.from_bytes(digest[:16]), 5)
+
+
+class _Weighted:
+    """A weighted draw from a fixed list, its cumulative weights made once."""
+
+    def __init__(self, weighted):
+        self.values = [v for v, _ in weighted]
+        self.cum = list(itertools.accumulate(w for _, w in weighted))
+
+    def pick(self, rng):
+        return rng.choices(self.values, cum_weights=self.cum)[0]
+
+
+OUTCOMES = _Weighted(CONNECTED_OUTCOMES)
+SEVERITIES = _Weighted([("info", 50), ("warning", 35), ("critical", 15)])
 
 
 def _mean_wait_s(hour: float, weekend: bool) -> float:
@@ -58,6 +90,12 @@ def _mean_wait_s(hour: float, weekend: bool) -> float:
     if 12 <= hour < 17:
         return 600.0
     return 900.0
+
+
+async def _stepped(steps):
+    """Run a generator to its end, the event loop free at each of its steps."""
+    for _ in steps:
+        await asyncio.sleep(0)
 
 
 class History:
@@ -80,6 +118,7 @@ class History:
         self.start = start
         self.start_day = self.day_of(start)
         self.days: dict[date, DayLog] = {}
+        self.making: dict[date, asyncio.Future] = {}  # days being made by `prepare`
         self.windows: dict[tuple, tuple] = {}  # query window -> (kept until, its rows)
 
     # ---- Days ------------------------------------------------------------------------------
@@ -92,18 +131,43 @@ class History:
     def day(self, day: date) -> DayLog:
         """The day's past, made on first use (empty outside the kept days and after the start)."""
         if day not in self.days:
-            first = self.start_day - timedelta(days=self.keep_days)
-            kept = self.keep_days and first <= day <= self.start_day
-            self.days[day] = self._make(day) if kept else DayLog()
+            for _ in self._make(day):
+                pass
         return self.days[day]
 
-    def days_between(self, since: float, until: float):
-        day = self.day_of(since) - timedelta(days=1)  # a call may start before its day
-        while day <= self.day_of(until):
-            yield self.day(day)
+    def dates(self, since: float, until: float, evenings: bool = True):
+        """The days [since, until) overlaps (everything of a day happens within it);
+        without `evenings`, not a day it meets only after `QUIET_FROM_H` (no call starts
+        then, nor any follow-up: only agents' offline states)."""
+        day = self.day_of(since)
+        while self.day_start(day) < until:
+            if evenings or since < self.day_start(day) + QUIET_FROM_H * 3600:
+                yield day
             day += timedelta(days=1)
 
-    def _make(self, day: date) -> DayLog:
+    def days_between(self, since: float, until: float, evenings: bool = True):
+        for day in self.dates(since, until, evenings):
+            yield self.day(day)
+
+    async def prepare(self, since: float, until: float, evenings: bool = True):
+        """Make the days a read of [since, until) needs an agent at a time, the event loop
+        (the live floor's feed) free between two: a day of 1,000 agents takes seconds (in
+        a thread it would make the loop wait for the interpreter's lock at every socket
+        call). Reads of the same day wait for the one making it."""
+        for day in self.dates(since, until, evenings):
+            if day not in self.days:
+                if day not in self.making:
+                    self.making[day] = asyncio.ensure_future(_stepped(self._make(day)))
+                await asyncio.shield(self.making[day])
+                self.making.pop(day, None)
+
+    def _make(self, day: date):
+        """Make the day into `days`, yielding after each agent's (empty outside the kept
+        days and after the start)."""
+        first = self.start_day - timedelta(days=self.keep_days)
+        if not (self.keep_days and first <= day <= self.start_day):
+            self.days[day] = DayLog()
+            return
         c = self.centre
         rng = random.Random(shapes.day_seed(self.shape, f"history:{self.seed}:{c.org_id}", day))
         # Ids from the date, even when the draws repeat each week (steady): never twice.
@@ -116,7 +180,7 @@ class History:
         ai_campaign = next((x for x in c.campaigns.values() if x.dial_mode == "ai"), None)
 
         def uid():
-            return str(uuid.UUID(int=ids.getrandbits(128), version=4))
+            return _uuid(ids.getrandbits(128), 4)
 
         def state(since, until, agent_id, status, call_id=None):
             if until > since:
@@ -132,16 +196,17 @@ class History:
                 "ai_handled": ai,
                 "started_at": iso(started),
                 "ended_at": iso(ended),
-                "outcome": _pick(rng, CONNECTED_OUTCOMES),
+                "outcome": OUTCOMES.pick(rng),
                 "duration_s": max(1, int(ended - started)),
                 "recording_id": None,
             }
-            row["recording_id"] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"rec:{row['id']}"))
+            row["recording_id"] = _recording_id(row["id"])
             log.calls.append(row)
             self._follow_up(rng, uid, row, ended, log)
             return row
 
         for agent in c.agents.values():
+            yield
             if self.shape.steady:  # each its own draws: one stopping early changes no other
                 rng = random.Random(shapes.day_seed(self.shape, f"{c.org_id}:{agent.id}", day))
             stop = min(d1, agent.since) if today else d1
@@ -197,9 +262,9 @@ class History:
                     if not today or ended < self.start:
                         call(started, ended, None, ai_campaign, "outbound", True)
         log.calls.sort(key=lambda row: (row["started_at"], row["id"]))
-        log.states.sort(key=lambda s: (s[0], s[2]))
+        log.states.sort(key=itemgetter(0, 2))
         log.records.sort(key=lambda r: r[0])
-        return log
+        self.days[day] = log
 
     def _follow_up(self, rng, uid, call: dict, ended: float, log: DayLog):
         """What follows a finished call, as the live model's `_follow_up` makes it."""
@@ -246,7 +311,7 @@ class History:
                 "alert_id": uid(),
                 **base,
                 "kind": kind,
-                "severity": _pick(rng, [("info", 50), ("warning", 35), ("critical", 15)]),
+                "severity": SEVERITIES.pick(rng),
                 "message": f"{kind.replace('_', ' ').capitalize()} detected on a recent call",
                 "created_at": iso(at),
             }
@@ -258,7 +323,7 @@ class History:
         lo, hi = iso(since), iso(until)
         rows = [
             row
-            for day in self.days_between(since, until)
+            for day in self.days_between(since, until, evenings=False)
             for row in (day.calls if agent_id is None else day.agents_calls(agent_id))
             if lo <= row["started_at"] < hi
         ]
@@ -290,7 +355,7 @@ class History:
             for a in self.centre.agents.values()
             if a.since < until
         ]
-        rows.sort(key=lambda s: (s[0], s[2]))
+        rows.sort(key=itemgetter(0, 2))
         return rows
 
     def records(self, kind: str, since: float, until: float, stamp: str) -> list[dict]:
@@ -298,7 +363,7 @@ class History:
         lo, hi = iso(since), iso(until)
         rows = [
             row
-            for day in self.days_between(since, until)
+            for day in self.days_between(since, until, evenings=False)
             for at, k, row in day.records
             if k == kind and lo <= row[stamp] < hi
         ]
@@ -368,8 +433,9 @@ def page(rows: list, key, cursor: str | None, limit: int) -> tuple[list, str | N
 
 
 def kept(past: History, name: str, since: float, until: float, now: float, make) -> list:
-    """The rows of one query window, made once while a client pages through it (a window
-    that ends in the past only: one still open grows with the live floor)."""
+    """The rows of one query window, made once while a client pages through it, kept
+    `WINDOW_KEPT_S` after its last page (a window that ends in the past only: one still
+    open grows with the live floor)."""
     if until > now:
         return make()
     key = (name, since, until)
@@ -377,7 +443,8 @@ def kept(past: History, name: str, since: float, until: float, now: float, make)
     if found is None or found[0] < now:
         if len(past.windows) > 20:
             past.windows.clear()
-        found = past.windows[key] = (now + WINDOW_KEPT_S, make())
+        found = (0, make())
+    past.windows[key] = (now + WINDOW_KEPT_S, found[1])
     return found[1]
 
 

@@ -58,7 +58,7 @@ async def test_it_pages_through_a_days_calls_states_and_records(past_sim):
     assert alerts and all(raised is not None for _, raised in alerts)
 
 
-def test_bad_rows_are_left_out_and_a_bad_page_is_refused():
+async def test_bad_rows_are_left_out_and_a_bad_page_is_refused():
     good = {
         "agentId": "a1",
         "status": "on_call",
@@ -73,12 +73,13 @@ def test_bad_rows_are_left_out_and_a_bad_page_is_refused():
         {**good, "status": "dancing"},
         42,
     ]
-    page = h._page({"data": rows, "nextCursor": "abc"}, h.parse_span, "nextCursor")
+    page = await h._page({"data": rows, "nextCursor": "abc"}, h.parse_span, "nextCursor")
     assert [x.status for x in page.rows] == ["on_call", "unknown"] and page.next_cursor == "abc"
-    assert h._page({"data": [], "nextCursor": None}, h.parse_span, "nextCursor").next_cursor is None
+    empty = await h._page({"data": [], "nextCursor": None}, h.parse_span, "nextCursor")
+    assert empty.next_cursor is None
     for body in ({"data": "x"}, [], {"data": [], "next_cursor": 5}):
         with pytest.raises(ContractError):
-            h._page(body, h.parse_span, "next_cursor")
+            await h._page(body, h.parse_span, "next_cursor")
 
 
 async def test_a_service_without_history_says_so(past_sim):
