@@ -199,13 +199,24 @@ function drawWindow() {
   }
   const slice = shown.slice(first * cols, last * cols);
   // The rows above the window are padding; the grid keeps the height of all its rows.
-  g.style.paddingTop = `${first * rowHeight}px`;
-  g.style.height = `${Math.max(0, rows * rowHeight - gap)}px`;
-  if (slice.length !== g.childElementCount || slice.some((tile, i) => g.children[i] !== tile)) {
-    const focused = g.contains(document.activeElement) && document.activeElement;
-    g.replaceChildren(...slice);
-    if (focused?.isConnected && document.activeElement !== focused) focused.focus();
+  setStyle(g, "paddingTop", `${first * rowHeight}px`);
+  setStyle(g, "height", `${Math.max(0, rows * rowHeight - gap)}px`);
+  if (slice.length === g.childElementCount && slice.every((tile, i) => g.children[i] === tile)) {
+    return;
   }
+  // Only the tiles that leave or enter the window move: a scroll by a row moves a row.
+  const focused = g.contains(document.activeElement) && document.activeElement;
+  const wanted = new Set(slice);
+  for (const tile of [...g.children]) if (!wanted.has(tile)) tile.remove();
+  let next = g.firstElementChild;
+  for (const tile of slice) {
+    if (tile === next) next = next.nextElementSibling;
+    else g.insertBefore(tile, next);
+  }
+  if (focused?.isConnected && document.activeElement !== focused) focused.focus();
+}
+function setStyle(elt, name, value) {
+  if (elt.style[name] !== value) elt.style[name] = value;
 }
 function drawSoon() {
   if (!kept || drawDue) return;
