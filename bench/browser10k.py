@@ -263,10 +263,18 @@ def measure(
         phases = {
             "still": phase(tab, cdp, system, "still", lambda: tab.wait_for_timeout(still_s * 1000)),
             "scroll": phase(
-                tab, cdp, "scroll", lambda: tab.evaluate(f"__probe10k.scroll({scroll_s}, 60)")
+                tab,
+                cdp,
+                system,
+                "scroll",
+                lambda: tab.evaluate(f"__probe10k.scroll({scroll_s}, 60)"),
             ),
             "filter": phase(
-                tab, cdp, "filter", lambda: tab.evaluate(f"__probe10k.filter({filter_s}, 250)")
+                tab,
+                cdp,
+                system,
+                "filter",
+                lambda: tab.evaluate(f"__probe10k.filter({filter_s}, 250)"),
             ),
         }
         heap = heap_mb(cdp)
