@@ -108,6 +108,49 @@ PROBE = """
         requestAnimationFrame(go);
       });
     },
+    // The tiles in the page patched `rounds` times to another state and back, through
+    // the live modules' own entry (`live:frame`), each pass's style and layout forced:
+    // the page's ms and DOM changes (timers' texts aside) per tile patched.
+    patch(rounds) {
+      const tiles = [...document.querySelectorAll("#agents .agent")];
+      const as = tiles.map((tile) => {
+        const copy = tile.cloneNode(true);
+        for (const name of ["style", "hidden", "data-level"]) copy.removeAttribute(name);
+        for (const elt of copy.querySelectorAll(".timer, [data-since]")) elt.textContent = "";
+        return copy;
+      });
+      const bs = as.map((a) => {
+        const b = a.cloneNode(true);
+        const away = b.dataset.state !== "paused";
+        b.dataset.state = away ? "paused" : "available";
+        b.dataset.since = new Date(Date.now() - 5000).toISOString();
+        const label = b.querySelector(".state");
+        if (label) label.innerHTML = `<span aria-hidden="true">${away ? "P" : "A"}</span> x`;
+        return b;
+      });
+      const html = (list) => list.map((t) => t.outerHTML).join("");
+      const passes = [html(bs), html(as)];
+      const observer = new MutationObserver(() => {});
+      observer.observe(document.getElementById("agents"),
+        { subtree: true, childList: true, attributes: true, characterData: true });
+      const times = [];
+      let changes = 0;
+      for (let i = 0; i < rounds * 2; i += 1) {
+        const t0 = performance.now();
+        document.dispatchEvent(new CustomEvent("live:frame", { detail: { html: passes[i % 2] } }));
+        void document.body.offsetHeight;
+        times.push(performance.now() - t0);
+        for (const r of observer.takeRecords()) {
+          if (timerText(r)) continue;
+          changes += r.type === "childList" ? r.addedNodes.length + r.removedNodes.length : 1;
+        }
+      }
+      observer.disconnect();
+      times.sort((a, b) => a - b);
+      const n = tiles.length || 1;
+      return { tiles: tiles.length, ms_per_tile: times[times.length >> 1] / n,
+               changes_per_tile: changes / (rounds * 2 * n) };
+    },
     // The name search and the state filter, changed every `everyMs` for `seconds`.
     filter(seconds, everyMs) {
       const form = document.getElementById("filters");
@@ -282,6 +325,7 @@ def measure(
         cdp.send("HeapProfiler.collectGarbage")
         heap_after_gc = heap_mb(cdp)
         emitting.join(timeout=seconds + 180)
+        patched = tab.evaluate("__probe10k.patch(20)")  # the floor still, the load over
         context.close()
     finally:
         chromium.close()
@@ -303,6 +347,10 @@ def measure(
         "fps_filtering": filtering["fps"],
         "task_ms_per_push": still["task_ms_per_push"],
         "task_ms_per_tile_received": still["task_ms_per_tile_received"],
+        # Load-independent: the tiles in the page patched to another state and back
+        "patch_ms_per_tile": round(patched["ms_per_tile"], 3),
+        "patch_dom_changes_per_tile": round(patched["changes_per_tile"], 1),
+        "patch_tiles": patched["tiles"],
         "mutations_per_push": still["mutations_per_push"],
         "renderer_cpu_ms_per_tile_received": still["renderer_cpu_ms_per_tile_received"],
         "dom_changes_per_tile_painted": still["dom_changes_per_tile_painted"],
