@@ -44,17 +44,23 @@ function patchTile(tile, fresh, now) {
   else for (const part of added) watch(part, now);
 }
 
-// `old`'s children made like `fresh`'s; the elements placed whole go in `added`.
+// `old`'s children made like `fresh`'s; the elements placed whole go in `added`. Children
+// that differ in kind from their place on are replaced (a call's link coming or going).
 function patchChildren(old, fresh, added) {
   const was = old.childNodes;
   const now = fresh.childNodes;
-  if (was.length !== now.length || [...was].some((n, i) => n.nodeName !== now[i].nodeName)) {
-    for (const child of old.children) forget(child);
-    added.push(...fresh.children);
-    old.replaceChildren(...now);
-    return;
+  let same = 0;
+  const common = Math.min(was.length, now.length);
+  while (same < common && was[same].nodeName === now[same].nodeName) same += 1;
+  while (was.length > same) {
+    const gone = old.lastChild;
+    if (gone.nodeType === Node.ELEMENT_NODE) forget(gone);
+    gone.remove();
   }
-  for (let i = now.length - 1; i >= 0; i -= 1) patchNode(was[i], now[i], added);
+  const rest = [...now].slice(same);
+  for (const node of rest) if (node.nodeType === Node.ELEMENT_NODE) added.push(node);
+  old.append(...rest);
+  for (let i = same - 1; i >= 0; i -= 1) patchNode(was[i], now[i], added);
 }
 
 function patchNode(old, fresh, added) {
@@ -67,19 +73,21 @@ function patchNode(old, fresh, added) {
     added.push(fresh);
     old.replaceWith(fresh); // a page script's MutationObserver sees it as new (the Act button)
   } else if (!old.classList.contains("timer") && old.dataset.since === undefined) {
-    patchChildren(old, fresh, added); // a timer's text is the ticker's
+    // a timer's text is the ticker's; most parts are unchanged, compared natively first
+    if (!old.isEqualNode(fresh)) patchChildren(old, fresh, added);
   }
 }
 
 // The same attributes, but for `hidden` on the Act button (its page's script sets that).
 function sameAttributes(old, fresh) {
   const pageSets = old.classList.contains("act") ? "hidden" : null;
-  const names = (elt) => elt.getAttributeNames().filter((name) => name !== pageSets);
-  const mine = names(old);
-  return (
-    mine.length === names(fresh).length &&
-    mine.every((name) => old.getAttribute(name) === fresh.getAttribute(name))
-  );
+  let count = 0;
+  for (const { name, value } of fresh.attributes) {
+    if (name === pageSets) continue;
+    if (old.getAttribute(name) !== value) return false;
+    count += 1;
+  }
+  return count === old.attributes.length - (pageSets && old.hasAttribute(pageSets) ? 1 : 0);
 }
 
 // A keyboard user stays where they were when a push replaces what holds the focus: which
