@@ -33,6 +33,7 @@ from bench import (
     alerts,
     backfill,
     browser,
+    browser10k,
     interventions,
     probe,
     reconnect,
@@ -118,6 +119,18 @@ OTHERS = {  # scenarios with a module of their own
     "storage_postgres": lambda workdir, spawn: storage.measure(workdir, spawn, postgres=True),
     "storage_smoke": lambda workdir, spawn: storage.measure(  # the smoke test's
         workdir, spawn, agents=40, rate=20, seconds=45, warmup=10
+    ),
+    "browser10k": browser10k.measure,  # the live view at 10,000 agents, still and scrolling
+    "browser10k_smoke": lambda workdir, spawn: browser10k.measure(  # the smoke test's
+        workdir,
+        agents=300,
+        rate=20,
+        clients=2,
+        still_s=2,
+        scroll_s=2,
+        filter_s=2,
+        window_from=100,
+        viewport=(1280, 800),
     ),
 }
 # Event-to-paint in Chromium (bench/browser.py), each page during one window of the load

@@ -84,6 +84,21 @@ def test_it_measures_event_to_paint_in_chromium(tmp_path):
     assert "browser_smoke" in run.stdout  # the table
 
 
+def test_it_measures_a_windowed_live_view_still_scrolling_and_filtering(tmp_path):
+    run = bench("browser10k_smoke", tmp_path)
+    got = json.loads((tmp_path / "latest.json").read_text())["browser10k_smoke"]
+    assert (got["agents"], got["events_per_s"]) == (300, 20) and got["console_errors"] == []
+    assert got["heap_mb"] > 0 and got["dom_nodes"] > 0 and got["lost"] == 0
+    assert got["patch_tiles"] > 0 and got["patch_dom_changes_per_tile"] > 0
+    still, scroll, filtering = (got["phases"][name] for name in ("still", "scroll", "filter"))
+    assert 0 < still["tiles_in_page"] < 300 and still["shown"] == "300 of 300 agents"
+    assert still["pushes"] > 0 and still["tiles_received"] > 0
+    assert all(p["fps"] > 0 and p["renderer_cpu_ms_per_tile_received"] > 0 for p in (still, scroll))
+    assert scroll["dom_changes_per_frame"] > 0  # the window drew other rows as it scrolled
+    assert filtering["dom_changes_per_frame"] > 0  # and other tiles as the filters changed
+    assert "browser10k_smoke" in run.stdout
+
+
 def test_it_measures_recording_and_seeking_the_floor_replay(tmp_path):
     run = bench("replay_smoke", tmp_path)
     got = json.loads((tmp_path / "latest.json").read_text())["replay_smoke"]

@@ -22,7 +22,9 @@ let nextSortAt = 0;
 let sortedInPass = false;
 const MARGIN_ROWS = 4; // rows kept in the page above and below the view
 let kept = null; // a windowed grid's tiles by id, in the page or not; else null
-let shown = []; // a windowed grid's tiles that pass the filters, in sort order
+let ordered = []; // a windowed grid's tiles in sort order, kept while no key changes
+let orderDue = true;
+let shown = []; // of those, the ones that pass the filters
 let drawDue = false;
 
 export function grid() {
@@ -49,7 +51,7 @@ export function keepTile(tile) {
 export function dropTile(tile) {
   if (!kept?.delete(tile.id)) return;
   shown = shown.filter((other) => other !== tile);
-  countDirty = true;
+  countDirty = orderDue = true;
 }
 
 // A grid arrived whole (`fresh`): windowed from `window_from` tiles. The tiles of the one
@@ -57,6 +59,7 @@ export function dropTile(tile) {
 export function adoptGrid(fresh) {
   const before = kept ? [...kept.values()] : [];
   kept = null;
+  orderDue = true;
   if (fresh.childElementCount >= config.window_from) {
     kept = new Map([...fresh.children].map((tile) => [tile.id, tile]));
     fresh.replaceChildren(); // drawn by the next sort, never laid out all at once
@@ -97,7 +100,9 @@ function applyFilter(tile) {
 
 // The filters as the URL has them now, applied to every tile.
 export function applyFilters() {
+  const sortBefore = filter.sort;
   filter = readFilters();
+  if (filter.sort !== sortBefore) orderDue = true; // else each tile's key is the same
   document.body.classList.toggle("dense", filter.density === "dense");
   for (const tile of tiles()) {
     applyFilter(tile);
@@ -143,7 +148,10 @@ function sortGrid() {
   const g = grid();
   if (!g) return;
   if (kept) {
-    shown = [...kept.values()].filter((tile) => !tile.hidden).sort(byKey);
+    // A filter's change re-filters the order it had; only a key's change sorts them again
+    if (orderDue) ordered = [...kept.values()].sort(byKey);
+    orderDue = false;
+    shown = ordered.filter((tile) => !tile.hidden);
     tileAdded = domSortDue = false;
     drawWindow();
     return;
@@ -167,8 +175,8 @@ export function adoptTile(tile, oldKey) {
   tile.sinceMs = Date.parse(tile.dataset.since);
   tile.sortKey = sortKey(tile);
   applyFilter(tile);
-  if (oldKey === undefined) sortDirty = countDirty = tileAdded = true;
-  else if (oldKey !== tile.sortKey) sortDirty = true;
+  if (oldKey === undefined) sortDirty = countDirty = tileAdded = orderDue = true;
+  else if (oldKey !== tile.sortKey) sortDirty = orderDue = true;
 }
 
 // The tiles the server rendered into the page.
@@ -199,13 +207,24 @@ function drawWindow() {
   }
   const slice = shown.slice(first * cols, last * cols);
   // The rows above the window are padding; the grid keeps the height of all its rows.
-  g.style.paddingTop = `${first * rowHeight}px`;
-  g.style.height = `${Math.max(0, rows * rowHeight - gap)}px`;
-  if (slice.length !== g.childElementCount || slice.some((tile, i) => g.children[i] !== tile)) {
-    const focused = g.contains(document.activeElement) && document.activeElement;
-    g.replaceChildren(...slice);
-    if (focused?.isConnected && document.activeElement !== focused) focused.focus();
+  setStyle(g, "paddingTop", `${first * rowHeight}px`);
+  setStyle(g, "height", `${Math.max(0, rows * rowHeight - gap)}px`);
+  if (slice.length === g.childElementCount && slice.every((tile, i) => g.children[i] === tile)) {
+    return;
   }
+  // Only the tiles that leave or enter the window move: a scroll by a row moves a row.
+  const focused = g.contains(document.activeElement) && document.activeElement;
+  const wanted = new Set(slice);
+  for (const tile of [...g.children]) if (!wanted.has(tile)) tile.remove();
+  let next = g.firstElementChild;
+  for (const tile of slice) {
+    if (tile === next) next = next.nextElementSibling;
+    else g.insertBefore(tile, next);
+  }
+  if (focused?.isConnected && document.activeElement !== focused) focused.focus();
+}
+function setStyle(elt, name, value) {
+  if (elt.style[name] !== value) elt.style[name] = value;
 }
 function drawSoon() {
   if (!kept || drawDue) return;

@@ -6,7 +6,7 @@ import { adoptGrid, adoptTile, dropTile, keepTile, keptTile, placeNewTiles } fro
 import { framePaint, pageNow } from "./page.js";
 import { firstHeld, passWait, startPass } from "./pacing.js";
 import { tick } from "./ticker.js";
-import { forget, forgetOne, watch } from "./timers.js";
+import { forget, watch } from "./timers.js";
 
 const arrived = [];
 let scheduled = false;
@@ -20,11 +20,13 @@ function schedule() {
   else requestAnimationFrame(applyArrived);
 }
 
-// A pushed tile is patched into the one on screen, which keeps its node, place, filter
-// and level: the grid itself is not laid out again (its tiles have a fixed size).
+// A pushed tile is patched into the one in the page, part by part: only what changed is
+// written (an attribute, a text, or a part whose own attributes changed, replaced whole),
+// so the tile keeps its nodes, place, filter, level and focus, its timers stay observed,
+// and the grid is not laid out again (its tiles have a fixed size).
 const KEPT = new Set(["hidden", "style", "data-level"]); // these modules', not the server's
 function patchTile(tile, fresh, now) {
-  for (const elt of tile.querySelectorAll("[data-since]")) forgetOne(elt);
+  const timed = [tile.dataset.since, tile.dataset.limit];
   for (const { name, value } of fresh.attributes) {
     if (tile.getAttribute(name) !== value) tile.setAttribute(name, value);
   }
@@ -32,14 +34,60 @@ function patchTile(tile, fresh, now) {
     if (!fresh.hasAttribute(name) && !KEPT.has(name)) tile.removeAttribute(name);
   }
   const at = focusAt(tile);
-  // Into the tile's content box (its relayout boundary), so the grid is not laid out again
-  const [into, from] = tile.firstElementChild?.classList.contains("agent-body")
-    ? [tile.firstElementChild, fresh.firstElementChild]
-    : [tile, fresh];
-  into.replaceChildren(...from.childNodes);
+  const added = [];
+  patchChildren(tile, fresh, added);
   refocus(tile, at);
   adoptTile(tile, tile.sortKey);
-  watch(tile, now);
+  // Timers are watched again only where they changed: the tile's own, or a part placed whole
+  const retimed = timed[0] !== tile.dataset.since || timed[1] !== tile.dataset.limit;
+  if (retimed || !tile.contains(tile.timerOut)) watch(tile, now);
+  else for (const part of added) watch(part, now);
+}
+
+// `old`'s children made like `fresh`'s; the elements placed whole go in `added`. Children
+// that differ in kind from their place on are replaced (a call's link coming or going).
+function patchChildren(old, fresh, added) {
+  const was = old.childNodes;
+  const now = fresh.childNodes;
+  let same = 0;
+  const common = Math.min(was.length, now.length);
+  while (same < common && was[same].nodeName === now[same].nodeName) same += 1;
+  while (was.length > same) {
+    const gone = old.lastChild;
+    if (gone.nodeType === Node.ELEMENT_NODE) forget(gone);
+    gone.remove();
+  }
+  const rest = [...now].slice(same);
+  for (const node of rest) if (node.nodeType === Node.ELEMENT_NODE) added.push(node);
+  old.append(...rest);
+  for (let i = same - 1; i >= 0; i -= 1) patchNode(was[i], now[i], added);
+}
+
+function patchNode(old, fresh, added) {
+  if (old.nodeType === Node.TEXT_NODE) {
+    if (old.data !== fresh.data) old.data = fresh.data;
+  } else if (old.nodeType !== Node.ELEMENT_NODE) {
+    old.replaceWith(fresh);
+  } else if (!sameAttributes(old, fresh)) {
+    forget(old);
+    added.push(fresh);
+    old.replaceWith(fresh); // a page script's MutationObserver sees it as new (the Act button)
+  } else if (!old.classList.contains("timer") && old.dataset.since === undefined) {
+    // a timer's text is the ticker's; most parts are unchanged, compared natively first
+    if (!old.isEqualNode(fresh)) patchChildren(old, fresh, added);
+  }
+}
+
+// The same attributes, but for `hidden` on the Act button (its page's script sets that).
+function sameAttributes(old, fresh) {
+  const pageSets = old.classList.contains("act") ? "hidden" : null;
+  let count = 0;
+  for (const { name, value } of fresh.attributes) {
+    if (name === pageSets) continue;
+    if (old.getAttribute(name) !== value) return false;
+    count += 1;
+  }
+  return count === old.attributes.length - (pageSets && old.hasAttribute(pageSets) ? 1 : 0);
 }
 
 // A keyboard user stays where they were when a push replaces what holds the focus: which
