@@ -2,6 +2,8 @@
 holds only the tiles in view and a margin, each as the service has it; the count and the
 search go over every agent, and a tile scrolled into view shows its agent as it is now."""
 
+from contextlib import contextmanager
+
 from dashboard.testing.browsers import screenshot, sign_in, wait_for_js
 from dashboard.testing.processes import wait_until
 from dashboard.testing.servers import start_dashboard
@@ -11,6 +13,21 @@ AGENTS = 150
 ALL = f"{AGENTS} of {AGENTS} agents"
 TILES = """() => [...document.querySelectorAll('#agents .agent')]
   .map((t) => [t.id.slice(6), t.dataset.name, t.dataset.state])"""
+
+
+@contextmanager
+def windowed_live_view(sim, tmp_path, page):
+    """A dashboard windowing from 100 agents, and Sam's live view of it with every agent
+    counted."""
+    server = start_dashboard(sim, tmp_path, extra_env={"LIVE_WINDOW_FROM": "100"})
+    try:
+        page.set_viewport_size({"width": 1000, "height": 700})
+        sign_in(page, server, server.add_user("sam", "supervisor"))
+        page.wait_for_selector("#conn[data-state=live]")
+        wait_for_js(page, f"document.getElementById('agents-shown').textContent === '{ALL}'")
+        yield server
+    finally:
+        server.stop()
 
 
 def in_page_as_the_service_has_them(page, sim):
@@ -29,12 +46,7 @@ def test_a_windowed_grid_holds_the_tiles_in_view_each_as_the_service_has_it(
 ):
     sim = sim_factory("--faults", "--agents", str(AGENTS), "--seed", "11")
     sim.control("pause")  # the floor holds still: the service's state is the one to show
-    server = start_dashboard(sim, tmp_path, extra_env={"LIVE_WINDOW_FROM": "100"})
-    try:
-        page.set_viewport_size({"width": 1000, "height": 700})
-        sign_in(page, server, server.add_user("sam", "supervisor"))
-        page.wait_for_selector("#conn[data-state=live]")
-        wait_for_js(page, f"document.getElementById('agents-shown').textContent === '{ALL}'")
+    with windowed_live_view(sim, tmp_path, page):
         tiles, names = in_page_as_the_service_has_them(page, sim)
         assert 0 < len(tiles) < AGENTS / 2  # the rows in view and a margin, not the floor
         assert [name.lower() for _, name, _ in tiles] == names[: len(tiles)]
@@ -62,8 +74,6 @@ def test_a_windowed_grid_holds_the_tiles_in_view_each_as_the_service_has_it(
         tiles, _ = in_page_as_the_service_has_them(page, sim)
         assert all(wanted["name"].lower() in name.lower() for _, name, _ in tiles)
         assert page.inner_text("#agents-shown") == f"{len(tiles)} of {AGENTS} agents"
-    finally:
-        server.stop()
 
 
 # Each tile in the page, without what the page's own scripts write into it (the timers'
@@ -127,12 +137,7 @@ def test_a_windowed_grid_patched_while_the_floor_moves_shows_each_tile_as_render
         "--faults", "--agents", str(AGENTS), "--seed", "12", "--events-per-second", "40"
     )
     sim.control("pause")
-    server = start_dashboard(sim, tmp_path, extra_env={"LIVE_WINDOW_FROM": "100"})
-    try:
-        page.set_viewport_size({"width": 1000, "height": 700})
-        sign_in(page, server, server.add_user("sam", "supervisor"))
-        page.wait_for_selector("#conn[data-state=live]")
-        wait_for_js(page, f"document.getElementById('agents-shown').textContent === '{ALL}'")
+    with windowed_live_view(sim, tmp_path, page) as server:
         # The floor moves while the page scrolls through it and back; then it holds still.
         start = sim.stats()["seq"][sim.org_a]
         sim.control("resume")
@@ -161,5 +166,3 @@ def test_a_windowed_grid_patched_while_the_floor_moves_shows_each_tile_as_render
         got = page.evaluate(PATCHED)
         assert got["state"] == got["wanted"] and got["label"] == "Changed"
         assert got["same_name"] and got["same_timer"] and got["time"] == "0:00"
-    finally:
-        server.stop()
