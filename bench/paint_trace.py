@@ -25,7 +25,12 @@ TASKS = ("RunTask", "ThreadControllerImpl::RunTask")
 # the tiles a frame repaints. And the tiles' ages at the end (how many timers tick seconds).
 TILE_WRITES = """
 (() => {
-  let touched = new Set(), writes = 0, frames = 0, on = false;
+  let touched = new Set(), writes = 0, frames = 0, on = false, asked = 0;
+  const send = WebSocket.prototype.send; // the wallboard asking for whole panels
+  WebSocket.prototype.send = function (m) {
+    if (on && String(m).includes('"behind"')) asked += 1;
+    return send.call(this, m);
+  };
   const after = new MessageChannel();
   after.port1.onmessage = () => {
     if (on) { writes += touched.size; frames += 1; }
@@ -46,7 +51,7 @@ TILE_WRITES = """
       const ages = [...document.querySelectorAll("#agents .agent")].map(
         (t) => (Date.now() - Date.parse(t.dataset.since)) / 1000);
       const young = ages.filter((a) => a < 60).length;
-      return { writes, frames, tiles: ages.length, under_a_minute: young };
+      return { writes, frames, asked, tiles: ages.length, under_a_minute: young };
     },
   };
 })();
@@ -101,7 +106,8 @@ def report(got: dict, writes: dict, events: list[dict], profile: dict, top: int)
         f"  {1000 * busy / max(1, len(paints)):.1f} ms of tasks per painted change;"
         f" {writes['writes'] / seconds:.0f} tiles repainted a second"
         f" ({writes['writes'] / max(1, writes['frames']):.0f} a frame);"
-        f" {writes['under_a_minute']} of {writes['tiles']} tiles in their first minute"
+        f" {writes['under_a_minute']} of {writes['tiles']} tiles in their first minute;"
+        f" asked for whole panels {writes['asked']} times"
     )
     own, count = self_times(events)
     for name, us in own.most_common(top):

@@ -199,10 +199,13 @@
   }
 
   /* ---- Behind the pushes for good: whole panels instead, at this screen's pace ----
-   * Behind (the live scripts' catching-up note) for BEHIND_FOR_MS on end, the page asks its
-   * socket for whole panels; while they come (the server's #wb-catching-up note shown) it
-   * says when it has painted each, in the task after the frame that drew it. */
+   * When the live scripts' catching-up note has said for BEHIND_FOR_MS on end that changes
+   * wait FAR_BEHIND_S or more (a slow screen that merges its passes keeps up better than
+   * whole panels would: each costs a pass over every tile), the page asks its socket for
+   * whole panels; while they come (the server's #wb-catching-up note shown) it says when
+   * it has painted each, in the task after the frame that drew it. */
   const BEHIND_FOR_MS = 10000;
+  const FAR_BEHIND_S = 20;
   let sock = null; // htmx's socket wrapper, while open
   let behindSince = null;
   let painted = 0; // the last whole refresh said painted
@@ -217,7 +220,9 @@
       painted = refresh;
       setTimeout(() => say({ painted: refresh }), 0);
     }
-    if (refreshing || !behind()) {
+    const far =
+      behind() && Number(document.getElementById("catching-up").dataset.every) >= FAR_BEHIND_S;
+    if (refreshing || !far) {
       behindSince = null;
     } else if (behindSince === null) {
       behindSince = Date.now();

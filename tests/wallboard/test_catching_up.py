@@ -64,7 +64,12 @@ def test_a_tv_that_falls_behind_says_so_then_shows_the_state(floor, browser):
         server_note = "document.getElementById('wb-catching-up')"
         whole = f"{server_note}.hidden === false && {server_note}.textContent.includes('lost')"
         wait_for_js(tv, whole, 180_000)  # whole panels, once what was on its way is painted
-        wait_until(lambda: any('"painted"' in str(m) for m in said), 60, lambda: f"acks: {said}")
+
+        def acked():  # the sync API hears the page's socket only while it talks to the page
+            tv.evaluate("1")
+            return any('"painted"' in str(m) for m in said)
+
+        wait_until(acked, 90, lambda: f"the page to say it painted a refresh: {said}")
         assert any('"behind":true' in str(m) for m in said)
         sim.control("pause")
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})  # still a slow screen
