@@ -102,13 +102,14 @@ class Browser:
         self.pw = sync_playwright().start()
         self.chromium = self.pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
-    def open(self, url: str, page: Page, cookies: list[dict]):
+    def open(self, url: str, page: Page, cookies: list[dict], *scripts: str):
         context = self.chromium.new_context(viewport={"width": page.width, "height": page.height})
         context.add_cookies(cookies)
         tab = context.new_page()
         tab.console_errors = []
         tab.on("console", lambda m: m.type == "error" and tab.console_errors.append(m.text))
-        tab.add_init_script(PROBE)
+        for script in (PROBE, *scripts):
+            tab.add_init_script(script)
         cdp = context.new_cdp_session(tab)
         cdp.send("Performance.enable")
         # Loaded at full speed, then throttled: what is measured is the window, and a

@@ -12,6 +12,7 @@ took the most. Not a figure for the targets (`make bench` is): a tool to find th
 import argparse
 import json
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -20,6 +21,41 @@ from bench.run import KIOSK, Scenario, Setup
 
 CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute"]
 TASKS = ("RunTask", "ThreadControllerImpl::RunTask")
+# Tiles written per frame (any attribute, child or text of a tile), summed over the window:
+# the tiles a frame repaints. And the tiles' ages at the end (how many timers tick seconds).
+TILE_WRITES = """
+(() => {
+  let touched = new Set(), writes = 0, frames = 0, on = false, asked = 0;
+  const send = WebSocket.prototype.send; // the wallboard asking for whole panels
+  WebSocket.prototype.send = function (m) {
+    if (on && String(m).includes('"behind"')) asked += 1;
+    return send.call(this, m);
+  };
+  const after = new MessageChannel();
+  after.port1.onmessage = () => {
+    if (on) { writes += touched.size; frames += 1; }
+    touched = new Set();
+  };
+  (function loop() { after.port2.postMessage(0); requestAnimationFrame(loop); })();
+  new MutationObserver((records) => {
+    for (const r of records) {
+      const elt = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+      const tile = elt && elt.closest(".agent");
+      if (tile) touched.add(tile);
+    }
+  }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  window.__writes = {
+    start() { on = true; writes = 0; frames = 0; },
+    stop() {
+      on = false;
+      const ages = [...document.querySelectorAll("#agents .agent")].map(
+        (t) => (Date.now() - Date.parse(t.dataset.since)) / 1000);
+      const young = ages.filter((a) => a < 60).length;
+      return { writes, frames, asked, tiles: ages.length, under_a_minute: young };
+    },
+  };
+})();
+"""
 
 
 def main_thread_events(trace: Path) -> list[dict]:
@@ -57,7 +93,7 @@ def script_times(profile: dict) -> Counter:
     return out
 
 
-def report(got: dict, events: list[dict], profile: dict, top: int):
+def report(got: dict, writes: dict, events: list[dict], profile: dict, top: int):
     paints = got["paints"]
     seconds = got["seconds"] or 1
     print(
@@ -66,6 +102,13 @@ def report(got: dict, events: list[dict], profile: dict, top: int):
     )
     busy = sum(e["dur"] for e in events if e["name"] in TASKS) / 1e6
     print(f"main thread: {busy:.2f} s of tasks in {seconds:.1f} s")
+    print(
+        f"  {1000 * busy / max(1, len(paints)):.1f} ms of tasks per painted change;"
+        f" {writes['writes'] / seconds:.0f} tiles repainted a second"
+        f" ({writes['writes'] / max(1, writes['frames']):.0f} a frame);"
+        f" {writes['under_a_minute']} of {writes['tiles']} tiles in their first minute;"
+        f" asked for whole panels {writes['asked']} times"
+    )
     own, count = self_times(events)
     for name, us in own.most_common(top):
         print(f"  {us / 1e6:7.2f} s  {name} (x{count[name]})")
@@ -82,6 +125,11 @@ def main():
     p.add_argument("--clients", type=int, default=10, help="socket clients beside the page")
     p.add_argument("--trace", type=Path, help="keep the Chrome trace here (chrome://tracing)")
     p.add_argument("--top", type=int, default=15)
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no events in the window: what the page's own tick costs",
+    )
     a = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="trace-") as tmp:
         trace = a.trace or Path(tmp) / "trace.json"
@@ -93,20 +141,24 @@ def main():
             url = setup.server.url
             cookies = [{"name": k, "value": v, "url": url} for k, v in setup.cookies.items()]
             page = browser.Page("tv", f"/wallboard/{token}/", 3840, 2160, throttle=a.throttle)
-            context, tab, cdp = chromium.open(url, page, cookies)
-            tab.evaluate("window.__probe.start()")
+            context, tab, cdp = chromium.open(url, page, cookies, TILE_WRITES)
+            tab.evaluate("window.__probe.start(); window.__writes.start()")
             chromium.chromium.start_tracing(page=tab, path=str(trace), categories=CATEGORIES)
             cdp.send("Profiler.enable")
             cdp.send("Profiler.start")
-            setup.window(load.events_per_s, load.seconds)
+            if a.quiet:
+                time.sleep(a.seconds)
+            else:
+                setup.window(load.events_per_s, load.seconds)
             profile = cdp.send("Profiler.stop")["profile"]
             chromium.chromium.stop_tracing()
             got = tab.evaluate("window.__probe.stop()")
+            writes = tab.evaluate("window.__writes.stop()")
             context.close()
         finally:
             chromium.close()
             setup.stop()
-        report(got, main_thread_events(trace), profile, a.top)
+        report(got, writes, main_thread_events(trace), profile, a.top)
 
 
 if __name__ == "__main__":

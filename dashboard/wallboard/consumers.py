@@ -5,6 +5,7 @@ A link is sent only the panels it was made with (at connect and in every push): 
 with the same panels are one audience of the fan-out, with one frame per push.
 A revoked link's sockets hear it through the link's group (across workers); an expiring
 one closes itself at the expiry time. Either way the screen is told why before the close.
+A screen that says it cannot keep up is sent whole panels at its pace (catching_up.py).
 """
 
 import asyncio
@@ -14,15 +15,18 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.html import format_html
 
+from dashboard.live import fanout
 from dashboard.live.audiences import wallboard
 from dashboard.live.consumers import LiveConsumer
 from dashboard.live.handshake import in_thread
+from dashboard.live.snapshot import read as whole_view
 from dashboard.shared import metrics
 from dashboard.shared.cache_keys import alerts_key
 from dashboard.shared.close_codes import CLOSE_FORBIDDEN
 from dashboard.shared.groups import ALERTS_BOARD, ALERTS_BOARD_AGENTS
 
 from .build import build_id
+from .catching_up import Refresher, said
 from .models import KioskLink
 
 
@@ -33,6 +37,7 @@ def closed_html(reason: str, link: KioskLink | None = None) -> str:
 class WallboardConsumer(LiveConsumer):
     also = ()  # the link's group, once known
     expiry: asyncio.Task | None = None
+    refresher: Refresher | None = None
 
     async def connect(self):
         token = self.scope["url_route"]["kwargs"]["token"]
@@ -55,7 +60,32 @@ class WallboardConsumer(LiveConsumer):
         if alerts:
             await self.send(text_data=alerts)
         await self.follow()
+        self.refresher = Refresher(self)
         self.expiry = asyncio.ensure_future(self.expire(link))
+
+    async def receive(self, text_data=None, bytes_data=None):
+        if self.refresher:
+            self.refresher.hear(said(text_data))
+
+    async def stop_following(self):
+        """While the screen is sent whole panels: none of the live pushes."""
+        await fanout.leave(self, self.group)
+
+    async def refresh(self) -> str:
+        """The link's panels as they are now, as one frame ("" before the first push)."""
+        snapshot, _ = await in_thread(whole_view)((), tiles="agents" in self.audience.parts)
+        if snapshot is None:
+            return ""
+        self.version, parts = snapshot
+        return self.audience.compose(parts)
+
+    async def resume(self):
+        """The live pushes again, from the version of the last refresh."""
+        await fanout.join(self, self.group, self.audience, self.version)
+
+    async def dashboard_fanout_resync(self, event):
+        if not (self.refresher and self.refresher.running):  # it sends whole panels anyway
+            await super().dashboard_fanout_resync(event)
 
     async def expire(self, link: KioskLink):
         await asyncio.sleep(max(0.0, (link.expires_at - timezone.now()).total_seconds()))
@@ -68,6 +98,8 @@ class WallboardConsumer(LiveConsumer):
     async def disconnect(self, code):
         if self.expiry:
             self.expiry.cancel()
+        if self.refresher:
+            self.refresher.stop()
         if self.also:
             await super().disconnect(code)
 

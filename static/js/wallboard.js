@@ -3,7 +3,8 @@
  * It rotates the link's panels, fits the agent grid to the screen and groups its tiles by
  * state, counts agents per state, covers the screen with "data stale since" when nothing
  * fresh arrives, says why a link stopped working, and reloads the page when the server
- * runs a new build.
+ * runs a new build. A screen that stays behind the pushes says so on its socket, and is
+ * then sent whole panels at the pace it paints them (dashboard/wallboard/catching_up.py).
  */
 (() => {
   "use strict";
@@ -197,6 +198,40 @@
     }
   }
 
+  /* ---- Behind the pushes for good: whole panels instead, at this screen's pace ----
+   * When the live scripts' catching-up note has said for BEHIND_FOR_MS on end that changes
+   * wait FAR_BEHIND_S or more (a slow screen that merges its passes keeps up better than
+   * whole panels would: each costs a pass over every tile), the page asks its socket for
+   * whole panels; while they come (the server's #wb-catching-up note shown) it says when
+   * it has painted each, in the task after the frame that drew it. */
+  const BEHIND_FOR_MS = 10000;
+  const FAR_BEHIND_S = 20;
+  let sock = null; // htmx's socket wrapper, while open
+  let behindSince = null;
+  let painted = 0; // the last whole refresh said painted
+  function say(message) {
+    if (sock) sock.send(JSON.stringify(message));
+  }
+  function followPace() {
+    const note = document.getElementById("wb-catching-up");
+    const refreshing = Boolean(note && !note.hidden);
+    const refresh = note ? Number(note.dataset.refresh) || 0 : 0;
+    if (refresh && refresh !== painted) {
+      painted = refresh;
+      setTimeout(() => say({ painted: refresh }), 0);
+    }
+    const far =
+      behind() && Number(document.getElementById("catching-up").dataset.every) >= FAR_BEHIND_S;
+    if (refreshing || !far) {
+      behindSince = null;
+    } else if (behindSince === null) {
+      behindSince = Date.now();
+    } else if (Date.now() - behindSince >= BEHIND_FOR_MS) {
+      behindSince = Date.now();
+      say({ behind: true });
+    }
+  }
+
   /* ---- The socket ---- */
   if (socketElt) {
     document.addEventListener("live:applied", () => {
@@ -209,8 +244,20 @@
       }
       placeTiles(false);
       showStale();
+      followPace();
+    });
+    socketElt.addEventListener("htmx:wsOpen", (e) => {
+      sock = e.detail.socketWrapper;
+      painted = 0; // a new socket counts its refreshes from one
+      behindSince = null;
+      const note = document.getElementById("wb-catching-up");
+      if (note) {
+        note.hidden = true;
+        note.dataset.refresh = "0";
+      }
     });
     socketElt.addEventListener("htmx:wsClose", (e) => {
+      sock = null;
       if (e.detail.event.code !== config.close.forbidden) return; // else htmx reconnects
       finished = true;
       const notice = document.getElementById("wallboard-closed");

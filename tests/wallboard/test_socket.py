@@ -7,13 +7,17 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.core.cache import cache
 from django.test import Client
 
 from config.asgi import application
+from dashboard.shared.cache_keys import SNAPSHOT_KEY
 from dashboard.testing.feeds import running_feed
 from dashboard.testing.links import make_link, tampered
+from dashboard.testing.processes import await_until
 from dashboard.testing.sockets import following, socket_for
 from dashboard.upstream import contract as c
+from dashboard.wallboard import catching_up
 from dashboard.wallboard.build import build_id
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -178,3 +182,45 @@ async def test_it_closes_an_open_socket_when_its_link_expires(feed):
     link = await sync_to_async(make_link)(expires_in=timedelta(seconds=2))
     ws, _ = await open_board(link)
     await closed_with(ws, "expired")
+
+
+def version_after(v0):
+    def pushed():
+        stored = cache.get(SNAPSHOT_KEY)
+        return stored and stored[0] > v0
+
+    return pushed
+
+
+async def test_a_screen_that_says_it_is_behind_is_sent_whole_panels_at_its_pace(feed, monkeypatch):
+    """The pushes are held back: each painted refresh is followed by the next, with every
+    change since merged in; then the socket follows the pushes again from there."""
+    link = await sync_to_async(make_link)(panels=["agents", "kpis"])
+    ws, _ = await open_board(link)
+    await ws.send_to(text_data="not json")  # ignored, as any other browser's noise
+    await ws.send_to(text_data='{"behind": true}')
+    first = await ws.receive_from(timeout=5)
+    assert '<div id="agents" class="agents">' in first and 'id="kpis"' in first
+    assert 'id="wb-catching-up"' in first and 'data-refresh="1"' in first
+    assert "nothing is lost" in first and "hidden" not in first.split('id="wb-catching-up"')[1]
+    v0 = (await sync_to_async(cache.get)(SNAPSHOT_KEY))[0]
+    feed.event(c.Event("agent.status", "org", 1, T0, c.AgentChanged(agent("a1", "paused"))))
+    await await_until(version_after(v0), 5, "the push of a1's pause", interval=0.02)
+    await ws.send_to(text_data='{"painted": 1}')
+    second = await ws.receive_from(timeout=10)  # not the push: the next whole refresh
+    assert 'data-refresh="2"' in second and '<div id="agents" class="agents">' in second
+    assert 'id="agent-a1"' in second and 'data-state="paused"' in second
+    monkeypatch.setattr(catching_up, "HOLD_S", 0.0)  # refreshed long enough: pushes again
+    await ws.send_to(text_data='{"painted": 2}')
+    assert 'data-refresh="3"' in await ws.receive_from(timeout=10)  # after REFRESHES of them
+    await ws.send_to(text_data='{"painted": 3}')
+    done = await ws.receive_from(timeout=10)
+    assert 'id="wb-catching-up"' in done and "hidden" in done and "nothing is lost" not in done
+    await following(link.group)
+    v1 = (await sync_to_async(cache.get)(SNAPSHOT_KEY))[0]
+    feed.event(c.Event("agent.status", "org", 2, T0, c.AgentChanged(agent("a2", "paused"))))
+    await await_until(version_after(v1), 5, "the push of a2's pause", interval=0.02)
+    change = await ws.receive_from(timeout=5)
+    assert 'id="agent-a2"' in change and 'data-state="paused"' in change
+    assert '<div id="agents"' not in change  # one tile, not the whole panel
+    await ws.disconnect()

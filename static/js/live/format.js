@@ -9,6 +9,14 @@ export function clock(seconds) {
   return h ? `${h}:${String(m).padStart(2, "0")}:${ss}` : `${m}:${ss}`;
 }
 
+// A duration in whole minutes, for a screen read from across the room: <1m, 4m, or 1h04
+// from an hour.
+export function minutes(seconds) {
+  const m = Math.floor(seconds / 60);
+  if (!m) return "<1m";
+  return m < 60 ? `${m}m` : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}`;
+}
+
 // A moment of the day, in the browser's locale.
 export function hhmmss(date) {
   return date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });

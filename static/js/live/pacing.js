@@ -81,6 +81,7 @@ function showCatchingUp(on, everyMs) {
   }
   note.hidden = false;
   const every = Math.max(1, Math.round(everyMs / 1000));
+  note.dataset.every = String(every); // for the wallboard (wallboard.js)
   const text = `Catching up: this screen shows changes every ${every} s · nothing is lost`;
   if (note.textContent !== text) note.textContent = text;
 }

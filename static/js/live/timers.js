@@ -1,14 +1,22 @@
 /* Timers: each `data-since` parsed once, when its element arrives; the tick rewrites only
- * the ones in the viewport. */
-import { clock } from "./format.js";
-import { pageNow } from "./page.js";
+ * the ones in the viewport, and only the text that changed.
+ *
+ * A page whose socket says `data-timers="tv"` (the wallboard) shows whole minutes, and
+ * nothing on it scrolls: a thousand tiles' timers then change about 17 times a second, not
+ * a thousand (most tiles are in their first minute on a busy floor), so a slow TV's frame
+ * repaints the tiles that changed, not every tile; and no IntersectionObserver computes
+ * a thousand intersections each frame. */
+import { clock, minutes } from "./format.js";
+import { pageNow, socketElt } from "./page.js";
 import { setLevel, showTimeLevel } from "./thresholds.js";
 
 const timers = new Set(); // every timer element placed, until it is replaced
 const onScreen = new Set(); // the timers in the viewport: the ones the ticker rewrites
 const limited = new Set(); // tiles whose time in state has limits (the breach count)
+const tv = socketElt?.dataset.timers === "tv";
+const duration = tv ? minutes : clock;
 const viewport =
-  "IntersectionObserver" in window
+  "IntersectionObserver" in window && !tv
     ? new IntersectionObserver((entries) => {
         for (const e of entries) {
           if (e.isIntersecting) {
@@ -27,7 +35,7 @@ function age(elt, now) {
 // (a 4K wallboard rewrites a thousand of them).
 function showTime(elt, now) {
   const s = age(elt, now);
-  const text = s === null ? "–" : clock(s);
+  const text = s === null ? "–" : duration(s);
   const out = elt.timerOut;
   if (out.shown === text) return;
   out.shown = text;
