@@ -108,6 +108,10 @@ LIVE_STALE_AFTER_S = env.float("LIVE_STALE_AFTER_S", default=10.0)
 # From this many agents the live view's page holds only the tiles in view and a margin
 # (static/js/live/grid.js); the others are kept current out of the page.
 LIVE_WINDOW_FROM = env.int("LIVE_WINDOW_FROM", default=2000)
+# A wallboard whose changes have waited this long for 10 s on end asks for whole panels at
+# its own pace instead (dashboard/wallboard/catching_up.py): only a screen far behind, as
+# a whole-panel refresh costs a slow screen a pass over every tile.
+WALLBOARD_FAR_BEHIND_S = env.float("WALLBOARD_FAR_BEHIND_S", default=20.0)
 
 # First values of the live view's limits; managers change them in the admin (Thresholds).
 LIVE_THRESHOLDS = {

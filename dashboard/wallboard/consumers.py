@@ -19,7 +19,7 @@ from dashboard.live import fanout
 from dashboard.live.audiences import wallboard
 from dashboard.live.consumers import LiveConsumer
 from dashboard.live.handshake import in_thread
-from dashboard.live.snapshot import read as whole_view
+from dashboard.live.whole import VIEWS
 from dashboard.shared import metrics
 from dashboard.shared.cache_keys import alerts_key
 from dashboard.shared.close_codes import CLOSE_FORBIDDEN
@@ -73,11 +73,11 @@ class WallboardConsumer(LiveConsumer):
 
     async def refresh(self) -> str:
         """The link's panels as they are now, as one frame ("" before the first push)."""
-        snapshot, _ = await in_thread(whole_view)((), tiles="agents" in self.audience.parts)
-        if snapshot is None:
+        whole, _ = await VIEWS.read(self.audience, ())
+        if whole is None:
             return ""
-        self.version, parts = snapshot
-        return self.audience.compose(parts)
+        self.version = whole.head[0]
+        return whole.text
 
     async def resume(self):
         """The live pushes again, from the version of the last refresh."""

@@ -3,6 +3,7 @@ that creates, lists and revokes kiosk links."""
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -42,7 +43,11 @@ def board(request, token):
             "token": token,
             "panels": PANELS,
             "config": browser_config(
-                sort="name", panels=link.panels, rotation_s=link.rotation_s, build=build_id()
+                sort="name",
+                panels=link.panels,
+                rotation_s=link.rotation_s,
+                far_behind_s=settings.WALLBOARD_FAR_BEHIND_S,
+                build=build_id(),
             ),
         },
     )

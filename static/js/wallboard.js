@@ -205,7 +205,7 @@
    * whole panels; while they come (the server's #wb-catching-up note shown) it says when
    * it has painted each, in the task after the frame that drew it. */
   const BEHIND_FOR_MS = 10000;
-  const FAR_BEHIND_S = 20;
+  const FAR_BEHIND_S = config.far_behind_s; // WALLBOARD_FAR_BEHIND_S
   let sock = null; // htmx's socket wrapper, while open
   let behindSince = null;
   let painted = 0; // the last whole refresh said painted
