@@ -66,11 +66,11 @@ def tab_to(page, selector, limit=200, backwards=False):
     raise AssertionError(f"{selector} not reached in {limit} presses of Tab")
 
 
-def test_the_live_view_works_from_the_keyboard(floor):
-    context = floor.context("supervisor")
+def test_the_live_view_works_from_the_keyboard(a11y_floor):
+    context = a11y_floor.context("supervisor")
     try:
         page = context.new_page()
-        page.goto(floor.url + "/")
+        page.goto(a11y_floor.url + "/")
         page.wait_for_selector(LIVE, state="attached", timeout=60_000)
 
         page.keyboard.press("Tab")  # the skip link comes first, and shows when focused
@@ -97,13 +97,13 @@ def test_the_live_view_works_from_the_keyboard(floor):
         screenshot(page, "keyboard-live-3-tile-link")
         agent_id = tile["row"].removeprefix("agent-")
         # A push that replaces the focused tile keeps the focus on its link.
-        floor.sim.control("agent-status", agent_id=agent_id, status="paused")
+        a11y_floor.sim.control("agent-status", agent_id=agent_id, status="paused")
         page.wait_for_selector(f"#{tile['row']}[data-state=paused]", timeout=5000)
         wait_for_js(page, f"document.activeElement.closest('#{tile['row']}') !== null", 3000)
         assert_visible_focus(page)
         page.keyboard.press("Enter")
-        page.wait_for_url(f"{floor.url}/agents/{agent_id}/")
-        floor.sim.control("agent-status", agent_id=agent_id, status="available")
+        page.wait_for_url(f"{a11y_floor.url}/agents/{agent_id}/")
+        a11y_floor.sim.control("agent-status", agent_id=agent_id, status="available")
 
         page.go_back()
         page.wait_for_selector(LIVE, state="attached")
@@ -120,11 +120,11 @@ def test_the_live_view_works_from_the_keyboard(floor):
         context.close()
 
 
-def test_the_coaching_page_works_from_the_keyboard(floor):
-    context = floor.context("manager")
+def test_the_coaching_page_works_from_the_keyboard(a11y_floor):
+    context = a11y_floor.context("manager")
     try:
         page = context.new_page()
-        page.goto(floor.url + "/coaching/")
+        page.goto(a11y_floor.url + "/coaching/")
         page.wait_for_selector("#alerts-body tr.alert-row", timeout=30_000)
 
         tab_to(page, "#c-sev")
@@ -132,7 +132,7 @@ def test_the_coaching_page_works_from_the_keyboard(floor):
         tab_to(page, "form.filters button[type=submit]")
         page.keyboard.press("Enter")
         page.wait_for_url(re.compile(r"severity=\w+"))
-        page.goto(floor.url + "/coaching/")
+        page.goto(a11y_floor.url + "/coaching/")
         page.wait_for_selector("#alerts-body tr.alert-row")
 
         button = tab_to(page, "#alerts-body form[action$='/acknowledge/'] button")
@@ -155,11 +155,11 @@ def test_the_coaching_page_works_from_the_keyboard(floor):
         context.close()
 
 
-def test_the_wallboard_links_page_works_from_the_keyboard(floor):
-    context = floor.context("manager")
+def test_the_wallboard_links_page_works_from_the_keyboard(a11y_floor):
+    context = a11y_floor.context("manager")
     try:
         page = context.new_page()
-        page.goto(floor.url + "/wallboards/")
+        page.goto(a11y_floor.url + "/wallboards/")
         tab_to(page, "#id_name")
         page.keyboard.type("Keyboard TV")
         tab_to(page, "input[name=panels][value=queues]")
@@ -169,7 +169,7 @@ def test_the_wallboard_links_page_works_from_the_keyboard(floor):
         tab_to(page, "form:not([action]) button[type=submit]")
         with page.expect_navigation():
             page.keyboard.press("Enter")
-        assert page.input_value("#new-link-url").startswith(f"{floor.url}/wallboard/")
+        assert page.input_value("#new-link-url").startswith(f"{a11y_floor.url}/wallboard/")
         screenshot(page, "keyboard-wallboards-1-created")
 
         row = page.locator("#links-title + table tbody tr", has_text="Keyboard TV").get_attribute(

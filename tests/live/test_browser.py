@@ -2,8 +2,6 @@
 
 import re
 
-import pytest
-
 from dashboard.testing.alerts import calm
 from dashboard.testing.browsers import screenshot, sign_in
 from dashboard.testing.servers import start_dashboard
@@ -11,16 +9,8 @@ from dashboard.testing.servers import start_dashboard
 XSS = "<img src=x onerror=alert(1)>"
 
 
-@pytest.fixture
-def floor(sim_factory, tmp_path):
-    sim = sim_factory("--faults", "--seed", "7")
-    server = start_dashboard(sim, tmp_path)
-    yield sim, server
-    server.stop()
-
-
-def test_it_shows_a_state_change_within_two_seconds(floor, page):
-    sim, server = floor
+def test_it_shows_a_state_change_within_two_seconds(simulator, dashboard_server, page):
+    sim, server = simulator, dashboard_server
     refused = []
     page.on("console", lambda m: "Content Security Policy" in m.text and refused.append(m.text))
     sign_in(page, server, server.add_user("sam", "supervisor"))
@@ -38,8 +28,8 @@ def test_it_shows_a_state_change_within_two_seconds(floor, page):
     assert refused == []  # the page runs under its strict CSP
 
 
-def test_it_filters_the_grid_and_keeps_the_filter_in_the_url(floor, page):
-    sim, server = floor
+def test_it_filters_the_grid_and_keeps_the_filter_in_the_url(simulator, dashboard_server, page):
+    sim, server = simulator, dashboard_server
     calm(sim)  # no agent paused but the three the test pauses
     paused = [a["agentId"] for a in sim.agents()[:3]]
     for agent_id in paused:
@@ -61,8 +51,10 @@ def test_it_filters_the_grid_and_keeps_the_filter_in_the_url(floor, page):
     screenshot(page, "live-3-filtered")
 
 
-def test_it_says_upstream_disconnected_when_the_service_drops_and_recovers(floor, page):
-    sim, server = floor
+def test_it_says_upstream_disconnected_when_the_service_drops_and_recovers(
+    simulator, dashboard_server, page
+):
+    sim, server = simulator, dashboard_server
     sign_in(page, server, server.add_user("sam", "supervisor"))
     page.wait_for_selector("#conn[data-state=live]")
     sim.control("refuse-sockets", seconds=4)
@@ -76,8 +68,8 @@ def test_it_says_upstream_disconnected_when_the_service_drops_and_recovers(floor
     screenshot(page, "live-4b-upstream-reconnected")
 
 
-def test_it_shows_a_hostile_agent_name_as_text(floor, page):
-    sim, server = floor
+def test_it_shows_a_hostile_agent_name_as_text(simulator, dashboard_server, page):
+    sim, server = simulator, dashboard_server
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     sign_in(page, server, server.add_user("sam", "supervisor"))
@@ -108,8 +100,10 @@ def test_a_supervisor_sees_300_agents_calmly(sim_factory, tmp_path, page):
         server.stop()
 
 
-def test_a_tile_past_its_limits_turns_amber_then_red_and_the_header_counts_it(floor, page):
-    sim, server = floor
+def test_a_tile_past_its_limits_turns_amber_then_red_and_the_header_counts_it(
+    simulator, dashboard_server, page
+):
+    sim, server = simulator, dashboard_server
     server.manage(
         "shell",
         "-c",

@@ -29,7 +29,7 @@ GROUPS = """() => {
 
 
 @pytest.fixture(scope="module")
-def floor(tmp_path_factory):
+def paused_fast_floor(tmp_path_factory):
     sim = start_simulator("--faults", "--agents", AGENTS, "--events-per-second", 150, "--seed", 5)
     sim.control("pause")
     server = start_dashboard(sim, tmp_path_factory.mktemp("tv"))
@@ -42,8 +42,8 @@ def floor(tmp_path_factory):
 
 
 @pytest.mark.timeout(300)
-def test_a_tv_that_falls_behind_says_so_then_shows_the_state(floor, browser):
-    sim, server, manager = floor
+def test_a_tv_that_falls_behind_says_so_then_shows_the_state(paused_fast_floor, browser):
+    sim, server, manager = paused_fast_floor
     url = create_link(manager, "Slow TV", ["agents"])
     context = browser.new_context(viewport={"width": 3840, "height": 2160})
     tv = context.new_page()
