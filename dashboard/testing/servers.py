@@ -153,8 +153,14 @@ def start_topology(sim, redis_url, database_url, ports, bridges=2, **settings) -
     bridge processes (bridge-1..) and a Daphne worker per port (web-1..); bob, a Supervisor,
     can sign in."""
     env = dashboard_env(sim, database_url, REDIS_URL=redis_url, **settings)
-    manage(env, "migrate", "--noinput", "-v0")
-    manage(env, "adduser", "bob", "--role", "supervisor", "--password", USER_PASSWORD)
+    manage(  # one process: a management command's start costs seconds on a busy machine
+        env,
+        "shell",
+        "-c",
+        "from django.core.management import call_command\n"
+        "call_command('migrate', interactive=False, verbosity=0)\n"
+        f"call_command('adduser', 'bob', role='supervisor', password={USER_PASSWORD!r})",
+    )
     processes = {f"bridge-{n}": start_bridge(env) for n in range(1, bridges + 1)}
     processes |= {f"web-{n}": start_worker(env, port) for n, port in enumerate(ports, 1)}
     return processes
