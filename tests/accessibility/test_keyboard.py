@@ -10,7 +10,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from dashboard.testing.browsers import screenshot, wait_for_js
 
 LIVE = "#agents .agent >> nth=39"
-FOCUSED = """() => {
+FOCUSED = """(selector) => {
   const e = document.activeElement;
   if (!e || e === document.body) return null;
   const s = getComputedStyle(e);
@@ -22,6 +22,7 @@ FOCUSED = """() => {
     parent: e.parentElement?.parentElement?.id, scroll: window.scrollY,
     visible: r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0,
     row: e.closest("tr, .agent")?.id || "",
+    matches: !!selector && e.matches(selector),
     // a date field's calendar button, inside the browser's own shadow root: the focus is
     // not on the field (no :focus), and the browser draws that button's own ring
     picker: e.type === "datetime-local" && !e.matches(":focus"),
@@ -29,9 +30,9 @@ FOCUSED = """() => {
 }"""
 
 
-def focused(page):
-    """The focused element's description; a push that just replaced it is given a moment to
-    hand the focus on (static/js/a11y.js)."""
+def focused(page, selector=None):
+    """The focused element's description (whether it matches `selector` too); a push that
+    just replaced it is given a moment to hand the focus on (static/js/a11y.js)."""
     try:
         page.wait_for_function(
             "() => document.activeElement && document.activeElement !== document.body"
@@ -41,11 +42,11 @@ def focused(page):
         )
     except PlaywrightTimeout:
         return None
-    return page.evaluate(FOCUSED)
+    return page.evaluate(FOCUSED, selector)
 
 
-def assert_visible_focus(page):
-    now = focused(page)
+def assert_visible_focus(page, now=None):
+    now = now or focused(page)
     assert now, "nothing has the focus"
     assert now["visible"], f"the focused element is off screen: {now}"
     if not now["picker"]:
@@ -55,14 +56,16 @@ def assert_visible_focus(page):
 
 def tab_to(page, selector, limit=200, backwards=False):
     """Press Tab (Shift+Tab) until the focused element matches `selector`, checking the
-    focus ring at each stop; the element's description."""
+    focus ring at each stop; the element's description. One look at each stop: a round trip
+    to the page is what a stop costs."""
     before = None
     for _ in range(limit):
         page.keyboard.press("Shift+Tab" if backwards else "Tab")
-        if page.evaluate("s => document.activeElement?.matches(s)", selector):
-            return assert_visible_focus(page)
-        assert focused(page), f"the focus was lost after {before}"
-        before = assert_visible_focus(page)
+        now = focused(page, selector)
+        assert now, f"the focus was lost after {before}"
+        before = assert_visible_focus(page, now)
+        if now["matches"]:
+            return before
     raise AssertionError(f"{selector} not reached in {limit} presses of Tab")
 
 
