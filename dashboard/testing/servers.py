@@ -148,18 +148,21 @@ def start_worker(env: dict, port: int, *options: str) -> Process:
     )
 
 
-def start_topology(sim, redis_url, database_url, ports, bridges=2, **settings) -> dict:
+def start_topology(sim, redis_url, database_url, ports, bridges=2, people=None, **settings) -> dict:
     """The production topology on Redis and `database_url` (migrated here): `bridges`
     bridge processes (bridge-1..) and a Daphne worker per port (web-1..); bob, a Supervisor,
-    can sign in."""
+    and the username: role of `people` can sign in."""
     env = dashboard_env(sim, database_url, REDIS_URL=redis_url, **settings)
+    adds = "".join(
+        f"call_command('adduser', {name!r}, role={role!r}, password={USER_PASSWORD!r})\n"
+        for name, role in ({"bob": "supervisor"} | (people or {})).items()
+    )
     manage(  # one process: a management command's start costs seconds on a busy machine
         env,
         "shell",
         "-c",
         "from django.core.management import call_command\n"
-        "call_command('migrate', interactive=False, verbosity=0)\n"
-        f"call_command('adduser', 'bob', role='supervisor', password={USER_PASSWORD!r})",
+        f"call_command('migrate', interactive=False, verbosity=0)\n{adds}",
     )
     processes = {f"bridge-{n}": start_bridge(env) for n in range(1, bridges + 1)}
     processes |= {f"web-{n}": start_worker(env, port) for n, port in enumerate(ports, 1)}
