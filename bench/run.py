@@ -250,8 +250,9 @@ class Setup:
             # INFO: the bridge's seq gaps and reconnects (each a reload) show in the results
             env = {"LOG_LEVEL": "INFO", "METRICS_TOKEN": probe.METRICS_TOKEN}
             # its first whole view of a large floor takes seconds of the loop to render
-            self.server = start_dashboard(self.sim, self.workdir, env, timeout=120)
-            self.server.add_user("bench", "supervisor")
+            self.server = start_dashboard(
+                self.sim, self.workdir, env, timeout=120, people={"bench": "supervisor"}
+            )
             # One sign-in through the form for all clients: each takes the password hash's
             # ~0.5 s in Django's one sync thread, which websocket handshakes also wait for.
             http = self.server.signed_in_client("bench")

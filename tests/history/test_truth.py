@@ -52,9 +52,8 @@ def tenant_with_past(sim_factory, tmp_path):
     servers = []
 
     def start():
-        server = start_dashboard(sim, tmp_path, env, port=port)
+        server = start_dashboard(sim, tmp_path, env, port=port, people={"bob": "supervisor"})
         servers.append(server)
-        server.add_user("bob", "supervisor")
         return server
 
     yield sim, start

@@ -20,8 +20,9 @@ def live_floor(tmp_path_factory):
     sim = start_simulator("--faults", "--seed", "7")
     server = None
     try:
-        server = start_dashboard(sim, tmp_path_factory.mktemp("live-browser"))
-        server.add_user("sam", "supervisor")
+        server = start_dashboard(
+            sim, tmp_path_factory.mktemp("live-browser"), people={"sam": "supervisor"}
+        )
         yield sim, server
     finally:
         if server:
@@ -105,9 +106,9 @@ def test_it_shows_a_hostile_agent_name_as_text(live_floor, page):
 
 def test_a_supervisor_sees_300_agents_calmly(sim_factory, tmp_path, page):
     sim = sim_factory("--faults", "--agents", "300", "--seed", "9", "--speed", "3")
-    server = start_dashboard(sim, tmp_path)
+    server = start_dashboard(sim, tmp_path, people={"sam": "supervisor"})
     try:
-        sign_in(page, server, server.add_user("sam", "supervisor"))
+        sign_in(page, server, "sam")
         page.wait_for_selector("#agents .agent >> nth=299")
         page.wait_for_timeout(1500)
         path = screenshot(page, "live-5-300-agents")

@@ -15,8 +15,10 @@ NO_SIDEWAYS_SCROLL = "() => document.documentElement.scrollWidth <= window.inner
 
 @pytest.fixture(scope="module")
 def devices_dashboard(module_simulator, tmp_path_factory):
-    server = start_dashboard(module_simulator, tmp_path_factory.mktemp("devices"))
-    manager = server.add_user("mia", "manager")
+    server = start_dashboard(
+        module_simulator, tmp_path_factory.mktemp("devices"), people={"mia": "manager"}
+    )
+    manager = "mia"
     yield module_simulator, server, manager
     server.stop()
 

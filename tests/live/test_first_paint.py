@@ -21,9 +21,11 @@ def still_floor(tmp_path_factory):
     the one change a test makes (an agent paused) is one no other test looks at."""
     simulator = start_simulator("--faults", "--seed", "7")
     simulator.control("pause")
-    server = start_dashboard(simulator, tmp_path_factory.mktemp("first-paint"))
+    server = start_dashboard(
+        simulator, tmp_path_factory.mktemp("first-paint"), people={"mia": "manager"}
+    )
     try:
-        manager = server.signed_in_client(server.add_user("mia", "manager"))
+        manager = server.signed_in_client("mia")
         wait_until(lambda: VERSION.search(manager.get("/").text), what="a first push")
         yield simulator, server, manager
     finally:

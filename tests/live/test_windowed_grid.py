@@ -28,10 +28,12 @@ def test_a_windowed_grid_holds_the_tiles_in_view_each_as_the_service_has_it(
 ):
     sim = sim_factory("--faults", "--agents", str(AGENTS), "--seed", "11")
     sim.control("pause")  # the floor holds still: the service's state is the one to show
-    server = start_dashboard(sim, tmp_path, extra_env={"LIVE_WINDOW_FROM": "100"})
+    server = start_dashboard(
+        sim, tmp_path, extra_env={"LIVE_WINDOW_FROM": "100"}, people={"sam": "supervisor"}
+    )
     try:
         page.set_viewport_size({"width": 1000, "height": 700})
-        sign_in(page, server, server.add_user("sam", "supervisor"))
+        sign_in(page, server, "sam")
         page.wait_for_selector("#conn[data-state=live]")
         wait_for_js(page, f"document.getElementById('agents-shown').textContent === '{ALL}'")
         tiles, names = in_page_as_the_service_has_them(page, sim)

@@ -48,8 +48,10 @@ def faulty_floor(tmp_path_factory):
     sim = start_simulator("--faults", "--seed", "11")
     server = None
     try:
-        server = start_dashboard(sim, tmp_path_factory.mktemp("faults"))
-        client = server.signed_in_client(server.add_user("sam", "supervisor"))
+        server = start_dashboard(
+            sim, tmp_path_factory.mktemp("faults"), people={"sam": "supervisor"}
+        )
+        client = server.signed_in_client("sam")
         yield Floor(sim, server, client)
         client.close()
     finally:

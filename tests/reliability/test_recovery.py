@@ -22,8 +22,8 @@ ARGS = ("--faults", "--seed", "13")
 @pytest.fixture
 def replaceable_service(tmp_path):
     sims = [start_simulator(*ARGS)]
-    server = start_dashboard(sims[0], tmp_path)
-    client = server.signed_in_client(server.add_user("sam", "supervisor"))
+    server = start_dashboard(sims[0], tmp_path, people={"sam": "supervisor"})
+    client = server.signed_in_client("sam")
     yield sims, server, client
     client.close()
     server.stop()

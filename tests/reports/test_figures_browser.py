@@ -14,8 +14,9 @@ from dashboard.testing.servers import start_dashboard
 
 @pytest.fixture(scope="module")
 def server(module_simulator, tmp_path_factory):
-    server = start_dashboard(module_simulator, tmp_path_factory.mktemp("figures"))
-    server.add_user("bob", "supervisor")
+    server = start_dashboard(
+        module_simulator, tmp_path_factory.mktemp("figures"), people={"bob": "supervisor"}
+    )
     yield server
     server.stop()
 

@@ -54,9 +54,11 @@ def busy_wallboard_floor(tmp_path_factory):
         "--webhook-url", f"http://127.0.0.1:{port}/webhooks/service/",
         "--webhook-secret", "e2e-webhook-secret",
     )  # fmt: skip
-    server = start_dashboard(sim, tmp_path_factory.mktemp("wallboard"), port=port)
+    server = start_dashboard(
+        sim, tmp_path_factory.mktemp("wallboard"), port=port, people={"mia": "manager"}
+    )
     try:
-        manager = server.signed_in_client(server.add_user("mia", "manager"))
+        manager = server.signed_in_client("mia")
         yield sim, server, manager
     finally:
         server.stop()

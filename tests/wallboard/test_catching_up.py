@@ -32,9 +32,9 @@ GROUPS = """() => {
 def paused_fast_floor(tmp_path_factory):
     sim = start_simulator("--faults", "--agents", AGENTS, "--events-per-second", 150, "--seed", 5)
     sim.control("pause")
-    server = start_dashboard(sim, tmp_path_factory.mktemp("tv"))
+    server = start_dashboard(sim, tmp_path_factory.mktemp("tv"), people={"mia": "manager"})
     try:
-        manager = server.signed_in_client(server.add_user("mia", "manager"))
+        manager = server.signed_in_client("mia")
         yield sim, server, manager
     finally:
         server.stop()
