@@ -32,12 +32,13 @@ def grouping_floor(tmp_path_factory):
     sim = start_simulator("--faults", "--seed", "11")
     receiver = Receiver()
     env = alert_env(receiver, min_interval_s=INTERVAL_S)
-    server = start_dashboard(sim, tmp_path_factory.mktemp("grouping"), env)
+    server = start_dashboard(
+        sim, tmp_path_factory.mktemp("grouping"), env, people={"sue": "supervisor"}
+    )
     rules = Rules(server)
     rules.delete_all()
     calm(sim)
     rules.add(RULE, "agent_paused", warn=2, hold_s=0, clear_s=2)
-    server.add_user("sue", "supervisor")
     supervisor = server.signed_in_client("sue")
     yield sim, server, receiver, rules, supervisor
     supervisor.close()
