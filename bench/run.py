@@ -114,6 +114,9 @@ OTHERS = {  # scenarios with a module of their own
         workdir, spawn, agents=40, rate=20, seconds=20
     ),
     "whatchanged": whatchanged.measure,  # one evaluation of "What changed" at 1,000 agents
+    "whatchanged_smoke": lambda workdir, spawn: whatchanged.measure(  # the smoke test's
+        workdir, evals=10, lag_seconds=1
+    ),
     "storage": storage.measure,  # the database's growth an event at the floor's size
     "storage_postgres": lambda workdir, spawn: storage.measure(workdir, spawn, postgres=True),
     "storage_smoke": lambda workdir, spawn: storage.measure(  # the smoke test's

@@ -112,9 +112,9 @@ def test_it_measures_a_small_backfill_while_the_floor_moves(tmp_path):
 
 
 def test_it_measures_what_changed_at_a_thousand_agents(tmp_path):
-    bench("whatchanged", tmp_path)
-    got = json.loads((tmp_path / "latest.json").read_text())["whatchanged"]
-    assert got["agents"] == 1000 and got["evals"] == 30
+    bench("whatchanged_smoke", tmp_path)
+    got = json.loads((tmp_path / "latest.json").read_text())["whatchanged_smoke"]
+    assert got["agents"] == 1000 and got["evals"] == 10
     assert got["changes_found"] >= 3  # the surge: offered, completed, service level, goals
     assert got["whatchanged_ms_per_eval"] > 0
 
