@@ -189,7 +189,10 @@ def server(tmp_path_factory):
     dashboard = None
     try:
         dashboard = start_dashboard(
-            sim, tmp_path_factory.mktemp("bad-input"), {"SECRET_KEY": SECRET_KEY}
+            sim,
+            tmp_path_factory.mktemp("bad-input"),
+            {"SECRET_KEY": SECRET_KEY},
+            people={"mia": "manager", "wes": "wallboard"},
         )
         dashboard.sim = sim
         yield dashboard
@@ -204,7 +207,7 @@ def secrets_of(server):
 
 
 def test_the_real_server_shows_and_logs_no_secret_whatever_it_is_sent(server):
-    manager = server.signed_in_client(server.add_user("mia", "manager"))
+    manager = server.signed_in_client("mia")
     bodies = []
     for page in pages():
         for value in NASTY:
@@ -231,7 +234,7 @@ def test_the_real_server_shows_and_logs_no_secret_whatever_it_is_sent(server):
         socket.close()
     bad_host = httpx.get(f"{server.url}/", headers={"Host": "evil.example"})
     assert bad_host.status_code == 400
-    viewer = server.signed_in_client(server.add_user("wes", "wallboard"))
+    viewer = server.signed_in_client("wes")
     assert viewer.get("/wallboards/").status_code == 403  # a refusal: one line in the log
     assert server.process.running
     # the log is read as it comes: wait for the last line
