@@ -115,6 +115,9 @@ OTHERS = {  # scenarios with a module of their own
         workdir, spawn, agents=40, rate=20, seconds=20
     ),
     "whatchanged": whatchanged.measure,  # one evaluation of "What changed" at 1,000 agents
+    "whatchanged_smoke": lambda workdir, spawn: whatchanged.measure(  # the smoke test's
+        workdir, evals=10, lag_seconds=1
+    ),
     "storage": storage.measure,  # the database's growth an event at the floor's size
     "storage_postgres": lambda workdir, spawn: storage.measure(workdir, spawn, postgres=True),
     "storage_smoke": lambda workdir, spawn: storage.measure(  # the smoke test's
@@ -263,8 +266,9 @@ class Setup:
             # INFO: the bridge's seq gaps and reconnects (each a reload) show in the results
             env = {"LOG_LEVEL": "INFO", "METRICS_TOKEN": probe.METRICS_TOKEN}
             # its first whole view of a large floor takes seconds of the loop to render
-            self.server = start_dashboard(self.sim, self.workdir, env, timeout=120)
-            self.server.add_user("bench", "supervisor")
+            self.server = start_dashboard(
+                self.sim, self.workdir, env, timeout=120, people={"bench": "supervisor"}
+            )
             # One sign-in through the form for all clients: each takes the password hash's
             # ~0.5 s in Django's one sync thread, which websocket handshakes also wait for.
             http = self.server.signed_in_client("bench")

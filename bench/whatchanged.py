@@ -31,8 +31,8 @@ AGENTS, TEAMS, EVALS = 1000, 20, 30
 LAG_S, TIMER_S = 5.0, 0.005
 
 
-async def _late_ms() -> list[float]:
-    late, end = [], time.perf_counter() + LAG_S
+async def _late_ms(seconds: float) -> list[float]:
+    late, end = [], time.perf_counter() + seconds
     while time.perf_counter() < end:
         started = time.perf_counter()
         await asyncio.sleep(TIMER_S)
@@ -40,9 +40,9 @@ async def _late_ms() -> list[float]:
     return sorted(late)
 
 
-def loop_lag_p99(work=None) -> float:
-    """The p99 of how late the loop's timer woke (ms), with `work` run over and over in a
-    thread meanwhile (none: idle)."""
+def loop_lag_p99(work=None, seconds: float = LAG_S) -> float:
+    """The p99 of how late the loop's timer woke (ms) in `seconds`, with `work` run over
+    and over in a thread meanwhile (none: idle)."""
     stop = threading.Event()
 
     def again():
@@ -56,7 +56,7 @@ def loop_lag_p99(work=None) -> float:
     if thread:
         thread.start()
     try:
-        late = asyncio.run(_late_ms())
+        late = asyncio.run(_late_ms(seconds))
     finally:
         stop.set()
         if thread:
@@ -109,8 +109,8 @@ def child(a):
         found = len(what["changes"])
     cpu_ms = (time.process_time() - cpu) * 1000 / a.evals  # what a loaded machine does not inflate
     ms.sort()
-    idle = loop_lag_p99()
-    evaluating = loop_lag_p99(lambda: evaluate(datetime.now(UTC), [], PLANS))
+    idle = loop_lag_p99(seconds=a.lag_seconds)
+    evaluating = loop_lag_p99(lambda: evaluate(datetime.now(UTC), [], PLANS), a.lag_seconds)
     print(
         json.dumps(
             {
@@ -133,7 +133,7 @@ def measure(workdir: Path, spawn=None, **size) -> dict:
     from dashboard.testing.servers import migrated_sqlite
 
     url = migrated_sqlite(workdir / "whatchanged.sqlite3")
-    args = [f"--{k}={v}" for k, v in size.items()]
+    args = [f"--{k.replace('_', '-')}={v}" for k, v in size.items()]
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
     run = subprocess.run(
         [sys.executable, "-m", "bench.whatchanged", f"--database-url={url}", *args],
@@ -152,4 +152,5 @@ if __name__ == "__main__":
     p.add_argument("--database-url", required=True, help="sqlite:///…")
     p.add_argument("--agents", type=int, default=AGENTS)
     p.add_argument("--evals", type=int, default=EVALS)
+    p.add_argument("--lag-seconds", type=float, default=LAG_S, help="each loop-lag window")
     child(p.parse_args())

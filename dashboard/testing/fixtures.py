@@ -199,5 +199,5 @@ def postgres_server():
 
 @pytest.fixture
 def postgres_url(postgres_server):
-    """A fresh, empty PostgreSQL database for one test; its URL."""
+    """A fresh PostgreSQL database for one test, migrated (a copy of a template); its URL."""
     return postgres_server.new_database()

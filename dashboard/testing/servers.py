@@ -20,6 +20,7 @@ from .processes import MANAGE, ROOT, Process, free_port, run_manage, wait_until
 USER_PASSWORD = "e2e-password-123"
 WEBHOOK_SECRET = "e2e-webhook-secret"
 CACHE = ROOT / ".test-cache"
+ADDUSER = "dashboard/accounts/management/commands/adduser.py"
 
 
 def dashboard_env(sim, database_url: str, **settings) -> dict:
@@ -47,9 +48,10 @@ def manage(env: dict, *args) -> str:
     return result.stdout
 
 
-def migrated_sqlite(path: Path) -> str:
-    """A migrated SQLite database at `path` (a copy of the template); its URL."""
-    shutil.copyfile(_template(), path)
+def migrated_sqlite(path: Path, people: dict | None = None) -> str:
+    """A migrated SQLite database at `path` (a copy of the template), with `people`
+    (username: role) added by `adduser`; its URL."""
+    shutil.copyfile(_peopled(_template(), people) if people else _template(), path)
     return f"sqlite:///{path}"
 
 
@@ -59,15 +61,44 @@ def _template() -> Path:
     digest = hashlib.sha256(sys.executable.encode())
     for path in sorted(ROOT.glob("dashboard/*/migrations/*.py")):
         digest.update(path.read_bytes())
-    template = CACHE / f"migrated-{digest.hexdigest()[:16]}.sqlite3"
-    if not template.exists():
+    return _cached(f"migrated-{digest.hexdigest()[:16]}", None, ("migrate", "--noinput", "-v0"))
+
+
+def _peopled(template: Path, people: dict) -> Path:
+    """The template with these people added, once per set of people (and password hasher):
+    the same few people sign in to most of the tests' dashboards."""
+    hasher = os.environ.get("PASSWORD_HASHERS", "")
+    digest = hashlib.sha256((ROOT / ADDUSER).read_bytes())
+    digest.update(repr((template.name, sorted(people.items()), USER_PASSWORD, hasher)).encode())
+    name = f"people-{digest.hexdigest()[:16]}"
+    return _cached(name, template, ("shell", "-c", adding(people)))
+
+
+def _cached(name: str, start: Path | None, command: tuple) -> Path:
+    """The database `command` makes (from a copy of `start`, or from nothing), kept in the
+    cache under `name`; made under a temporary name and renamed into place, so parallel
+    workers never see half of one."""
+    cached = CACHE / f"{name}.sqlite3"
+    if not cached.exists():
         CACHE.mkdir(exist_ok=True)
-        partial = template.with_suffix(f".{os.getpid()}.partial")
+        partial = cached.with_suffix(f".{os.getpid()}.partial")
+        if start:
+            shutil.copyfile(start, partial)
         env = {**os.environ, "DATABASE_URL": f"sqlite:///{partial}", "REDIS_URL": ""}
         env.pop("DJANGO_SETTINGS_MODULE", None)
-        manage(env, "migrate", "--noinput", "-v0")
-        os.replace(partial, template)
-    return template
+        manage(env, *command)
+        os.replace(partial, cached)
+    return cached
+
+
+def adding(roles: dict, then: str = "") -> str:
+    """The `manage.py shell` program that runs `adduser` for each username: role of
+    `roles`, then the Python `then`."""
+    calls = "".join(
+        f"call_command('adduser', {name!r}, role={role!r}, password={USER_PASSWORD!r})\n"
+        for name, role in roles.items()
+    )
+    return f"from django.core.management import call_command\n{calls}{then}"
 
 
 @dataclass
@@ -88,13 +119,7 @@ class DashboardServer:
     def add_users(self, roles: dict, then: str = ""):
         """`adduser` for each username: role of `roles`, then the Python `then`, in one
         `manage.py shell` (a management command's start costs seconds on a busy machine)."""
-        calls = "".join(
-            f"call_command('adduser', {name!r}, role={role!r}, password={USER_PASSWORD!r})\n"
-            for name, role in roles.items()
-        )
-        self.manage(
-            "shell", "-c", f"from django.core.management import call_command\n{calls}{then}"
-        )
+        self.manage("shell", "-c", adding(roles, then))
 
     def signed_in_client(self, username: str, timeout: float = 10) -> httpx.Client:
         return signed_in_client(self.url, username, timeout)
@@ -109,13 +134,16 @@ class DashboardServer:
         self.process.stop()
 
 
-def start_dashboard(sim, tmp_path, extra_env=None, wait_ready=True, port=None, timeout=30):
+def start_dashboard(
+    sim, tmp_path, extra_env=None, wait_ready=True, port=None, timeout=30, people=None
+):
     """Start `manage.py serve` against the simulator `sim`; wait until /readyz says ready
     (or, with wait_ready=False, until it answers at all) for up to `timeout` s. A restart
-    on the same `tmp_path` keeps the database."""
+    on the same `tmp_path` keeps the database. `people` (username: role) can sign in from
+    the start: on a new SQLite file they come with its copy (see `migrated_sqlite`)."""
     port = port or free_port()
     database = Path(tmp_path) / "dashboard.sqlite3"
-    url = f"sqlite:///{database}" if database.exists() else migrated_sqlite(database)
+    url = f"sqlite:///{database}" if database.exists() else migrated_sqlite(database, people)
     env = dashboard_env(sim, url, PORT=port, **(extra_env or {}))
     process = Process([*MANAGE, "serve", "--port", port], env=env)
     server = DashboardServer(f"http://127.0.0.1:{port}", env, process, database)
@@ -131,6 +159,8 @@ def start_dashboard(sim, tmp_path, extra_env=None, wait_ready=True, port=None, t
     except AssertionError as failed:
         server.stop()
         raise AssertionError(f"{failed}\n{server.log()}") from None
+    if people and "DATABASE_URL" in (extra_env or {}):  # a database of its own: add them
+        server.add_users(people)
     return server
 
 
@@ -148,13 +178,22 @@ def start_worker(env: dict, port: int, *options: str) -> Process:
     )
 
 
-def start_topology(sim, redis_url, database_url, ports, bridges=2, **settings) -> dict:
+def start_topology(sim, redis_url, database_url, ports, bridges=2, people=None, **settings) -> dict:
     """The production topology on Redis and `database_url` (migrated here): `bridges`
     bridge processes (bridge-1..) and a Daphne worker per port (web-1..); bob, a Supervisor,
-    can sign in."""
+    and the username: role of `people` can sign in."""
     env = dashboard_env(sim, database_url, REDIS_URL=redis_url, **settings)
-    manage(env, "migrate", "--noinput", "-v0")
-    manage(env, "adduser", "bob", "--role", "supervisor", "--password", USER_PASSWORD)
+    adds = "".join(
+        f"call_command('adduser', {name!r}, role={role!r}, password={USER_PASSWORD!r})\n"
+        for name, role in ({"bob": "supervisor"} | (people or {})).items()
+    )
+    manage(  # one process: a management command's start costs seconds on a busy machine
+        env,
+        "shell",
+        "-c",
+        "from django.core.management import call_command\n"
+        f"call_command('migrate', interactive=False, verbosity=0)\n{adds}",
+    )
     processes = {f"bridge-{n}": start_bridge(env) for n in range(1, bridges + 1)}
     processes |= {f"web-{n}": start_worker(env, port) for n, port in enumerate(ports, 1)}
     return processes

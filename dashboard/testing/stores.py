@@ -15,7 +15,7 @@ from itertools import count
 import psycopg
 import redis
 
-from .processes import Process, free_port, wait_until
+from .processes import Process, free_port, run_manage, wait_until
 
 INSTALL_HINT = "run `bash .ci/system-deps` (as root) to install it from Debian's packages"
 PG_USER = "dashboard"
@@ -68,12 +68,27 @@ class Postgres:
     def url(self, database: str) -> str:
         return f"postgres://{PG_USER}@{self.host}:{self.port}/{database}"
 
+    migrated: str = ""  # the template, once `new_database` has migrated it
+
     def new_database(self) -> str:
-        """An empty database of its own for one test; its URL."""
+        """A migrated database of its own for one test; its URL. It is a copy of a template
+        migrated once per cluster: a `migrate` of every app costs many seconds of CPU, a
+        copy a fraction of one (a test's own `migrate` then finds nothing to do)."""
+        if not self.migrated:
+            template = f"template_{os.getpid()}"
+            self._create(template)
+            env = {**os.environ, "DATABASE_URL": self.url(template), "REDIS_URL": ""}
+            env.pop("DJANGO_SETTINGS_MODULE", None)
+            result = run_manage(env, "migrate", "--noinput", "-v0")
+            assert result.returncode == 0, f"migrate failed:\n{result.stderr[-3000:]}"
+            self.migrated = template
         name = f"test_{os.getpid()}_{next(_databases)}"
-        with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
+        self._create(f'"{name}" TEMPLATE "{self.migrated}"')
         return self.url(name)
+
+    def _create(self, what: str):
+        with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {what}")
 
 
 @contextlib.contextmanager

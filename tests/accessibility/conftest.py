@@ -55,7 +55,7 @@ class Floor:
 
 
 @pytest.fixture(scope="module")
-def floor(tmp_path_factory, browser):
+def a11y_floor(tmp_path_factory, browser):
     port = free_port()
     sim = start_simulator(
         "--faults", "--seed", "7", "--speed", "3",
@@ -86,9 +86,9 @@ def floor(tmp_path_factory, browser):
 
 
 @pytest.fixture(scope="module")
-def kiosk(floor):
+def kiosk(a11y_floor):
     """A kiosk link with every panel; its token."""
-    manager = floor.server.signed_in_client(ROLES["manager"])
+    manager = a11y_floor.server.signed_in_client(ROLES["manager"])
     try:
         url = create_link(
             manager, "Accessibility TV", ["kpis", "agents", "queues", "alerts", "changed"]
@@ -99,18 +99,18 @@ def kiosk(floor):
 
 
 @pytest.fixture(scope="module")
-def ids(floor):
+def ids(a11y_floor):
     """A campaign's, an agent's and a call's id, as the pages link to them."""
-    client = floor.server.signed_in_client(ROLES["manager"])
+    client = a11y_floor.server.signed_in_client(ROLES["manager"])
     try:
         campaigns = re.findall(r'href="/campaigns/([^"/]+)/"', client.get("/campaigns/").text)
     finally:
         client.close()
-    agent = floor.sim.agents()[0]["agentId"]
-    context = floor.context("supervisor")
+    agent = a11y_floor.sim.agents()[0]["agentId"]
+    context = a11y_floor.context("supervisor")
     try:
         page = context.new_page()
-        page.goto(floor.url + "/")
+        page.goto(a11y_floor.url + "/")
         link = page.locator('#calls-list a[href^="/calls/"]').first
         link.wait_for(timeout=30_000)
         call = link.get_attribute("href").strip("/").rsplit("/", 1)[1]

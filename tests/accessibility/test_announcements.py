@@ -26,11 +26,11 @@ LIVE_REGIONS = """() => [...document.querySelectorAll('[aria-live], [role=status
 SAID = "window.said.filter((s) => !s.includes('critical coaching alert'))"
 
 
-def test_the_live_view_announces_the_connection_not_every_change(floor):
-    context = floor.context("supervisor")
+def test_the_live_view_announces_the_connection_not_every_change(a11y_floor):
+    context = a11y_floor.context("supervisor")
     try:
         page = context.new_page()
-        page.goto(floor.url + "/")
+        page.goto(a11y_floor.url + "/")
         page.wait_for_selector(LIVE, state="attached", timeout=60_000)
         page.wait_for_selector("#conn[data-state=live]")
         # One polite region for what happens on the floor, atomic; the indicator that ticks
@@ -48,15 +48,15 @@ def test_the_live_view_announces_the_connection_not_every_change(floor):
         assert page.get_attribute("#conn", "aria-live") is None
 
         page.evaluate(RECORD)
-        agent = floor.sim.agents()[2]["agentId"]
+        agent = a11y_floor.sim.agents()[2]["agentId"]
         for status in ("paused", "available", "paused", "available"):
-            floor.sim.control("agent-status", agent_id=agent, status=status)
+            a11y_floor.sim.control("agent-status", agent_id=agent, status=status)
             page.wait_for_selector(f"#agent-{agent}[data-state={status}]", timeout=5000)
         page.wait_for_timeout(1500)
         assert page.evaluate(f"() => {SAID}") == []  # tiles, timers and figures: silent
 
-        floor.sim.control("refuse-sockets", seconds=4)
-        floor.sim.control("drop-sockets")
+        a11y_floor.sim.control("refuse-sockets", seconds=4)
+        a11y_floor.sim.control("drop-sockets")
         # the indicator follows on the page's one-second tick: late on a loaded machine
         page.wait_for_selector("#conn[data-state=upstream]", timeout=10_000)
         page.wait_for_function(f"() => {SAID}.length >= 1", timeout=3000)
@@ -71,11 +71,11 @@ def test_the_live_view_announces_the_connection_not_every_change(floor):
         context.close()
 
 
-def test_reduced_motion_turns_transitions_and_animations_off(floor):
-    context = floor.context("supervisor", reduced_motion="reduce")
+def test_reduced_motion_turns_transitions_and_animations_off(a11y_floor):
+    context = a11y_floor.context("supervisor", reduced_motion="reduce")
     try:
         page = context.new_page()
-        page.goto(floor.url + "/")
+        page.goto(a11y_floor.url + "/")
         page.wait_for_selector(LIVE, state="attached", timeout=60_000)
         durations = page.evaluate(
             """() => [...document.querySelectorAll('*')].flatMap((e) => {
@@ -88,14 +88,14 @@ def test_reduced_motion_turns_transitions_and_animations_off(floor):
         context.close()
 
 
-def post_critical_alert(floor, alert_id):
+def post_critical_alert(a11y_floor, alert_id):
     """A signed coaching_alert delivery, critical, as the service would send it."""
-    data = {**ALERT, "alert_id": alert_id, "agent_id": floor.sim.agents()[4]["agentId"]}
+    data = {**ALERT, "alert_id": alert_id, "agent_id": a11y_floor.sim.agents()[4]["agentId"]}
     body = json.loads(delivery(data=data))
-    body["organization_id"] = floor.sim.org_a
+    body["organization_id"] = a11y_floor.sim.org_a
     raw = json.dumps(body).encode()
     r = httpx.post(
-        f"{floor.url}/webhooks/service/",
+        f"{a11y_floor.url}/webhooks/service/",
         content=raw,
         headers={
             "content-type": "application/json",
@@ -107,21 +107,21 @@ def post_critical_alert(floor, alert_id):
     assert r.status_code < 300, r.text
 
 
-def test_a_new_critical_alert_is_announced_on_the_live_view_and_the_coaching_page(floor):
-    live = floor.context("manager")
-    coaching = floor.context("manager")
+def test_a_new_critical_alert_is_announced_on_the_live_view_and_the_coaching_page(a11y_floor):
+    live = a11y_floor.context("manager")
+    coaching = a11y_floor.context("manager")
     try:
         floor_page = live.new_page()
-        floor_page.goto(floor.url + "/")
+        floor_page.goto(a11y_floor.url + "/")
         floor_page.wait_for_selector(LIVE, state="attached", timeout=60_000)
         floor_page.wait_for_selector("#conn[data-state=live]")
         floor_page.evaluate(RECORD)
         alerts_page = coaching.new_page()
-        alerts_page.goto(floor.url + "/coaching/")
+        alerts_page.goto(a11y_floor.url + "/coaching/")
         alerts_page.wait_for_selector("#conn[data-state=live]")
         alerts_page.evaluate(RECORD)
 
-        post_critical_alert(floor, "a11y-critical-1")
+        post_critical_alert(a11y_floor, "a11y-critical-1")
         # the simulator's own critical alerts may be said too, even first
         alerts_page.wait_for_function(
             "() => window.said.some((s) => s.startsWith('New critical coaching alert: Long hold'))",

@@ -38,12 +38,12 @@ PAGES = [
 ]
 
 
-def test_the_header_menu_open_has_no_wcag_violation(floor):
+def test_the_header_menu_open_has_no_wcag_violation(a11y_floor):
     for scheme in SCHEMES:
-        context = floor.context("supervisor", color_scheme=scheme)
+        context = a11y_floor.context("supervisor", color_scheme=scheme)
         try:
             page = context.new_page()
-            page.goto(floor.url + "/?state=paused")
+            page.goto(a11y_floor.url + "/?state=paused")
             page.click("#views-menu summary")
             page.wait_for_selector("#save-view", state="visible")
             found = violations(page)
@@ -59,11 +59,11 @@ def test_axe_is_vendored_with_its_licence():
 
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize(("name", "role", "path", "ready"), PAGES, ids=[p[0] for p in PAGES])
-def test_page_has_no_wcag_violation(floor, ids, scheme, name, role, path, ready):
-    context = floor.context(role, color_scheme=scheme)
+def test_page_has_no_wcag_violation(a11y_floor, ids, scheme, name, role, path, ready):
+    context = a11y_floor.context(role, color_scheme=scheme)
     try:
         page = context.new_page()
-        page.goto(floor.url + path.format(**ids))
+        page.goto(a11y_floor.url + path.format(**ids))
         page.wait_for_selector(ready, state="attached", timeout=60_000)
         if ready in (LIVE, MY_FLOOR):
             page.wait_for_selector("#conn[data-state=live]")
@@ -82,13 +82,15 @@ SHOW_PANEL = """(key) => {
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
-def test_wallboard_has_no_wcag_violation_on_any_panel(floor, kiosk, scheme):
+def test_wallboard_has_no_wcag_violation_on_any_panel(a11y_floor, kiosk, scheme):
     """The kiosk's own dark theme, whatever the screen's scheme; each panel shown in turn
     (the board rotates them; axe reads only what is shown)."""
-    context = floor.context(None, color_scheme=scheme, viewport={"width": 1920, "height": 1080})
+    context = a11y_floor.context(
+        None, color_scheme=scheme, viewport={"width": 1920, "height": 1080}
+    )
     try:
         page = context.new_page()
-        page.goto(f"{floor.url}/wallboard/{kiosk}/")
+        page.goto(f"{a11y_floor.url}/wallboard/{kiosk}/")
         page.wait_for_selector("#agents .agent >> nth=39", state="attached", timeout=60_000)
         page.wait_for_selector("#wb-alerts .wb-alerts-total", state="attached", timeout=60_000)
         for panel in ("kpis", "agents", "queues", "alerts", "changed"):

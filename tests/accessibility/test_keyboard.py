@@ -10,7 +10,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from dashboard.testing.browsers import screenshot, wait_for_js
 
 LIVE = "#agents .agent >> nth=39"
-FOCUSED = """() => {
+FOCUSED = """(selector) => {
   const e = document.activeElement;
   if (!e || e === document.body) return null;
   const s = getComputedStyle(e);
@@ -22,6 +22,7 @@ FOCUSED = """() => {
     parent: e.parentElement?.parentElement?.id, scroll: window.scrollY,
     visible: r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0,
     row: e.closest("tr, .agent")?.id || "",
+    matches: !!selector && e.matches(selector),
     // a date field's calendar button, inside the browser's own shadow root: the focus is
     // not on the field (no :focus), and the browser draws that button's own ring
     picker: e.type === "datetime-local" && !e.matches(":focus"),
@@ -29,9 +30,9 @@ FOCUSED = """() => {
 }"""
 
 
-def focused(page):
-    """The focused element's description; a push that just replaced it is given a moment to
-    hand the focus on (static/js/a11y.js)."""
+def focused(page, selector=None):
+    """The focused element's description (whether it matches `selector` too); a push that
+    just replaced it is given a moment to hand the focus on (static/js/a11y.js)."""
     try:
         page.wait_for_function(
             "() => document.activeElement && document.activeElement !== document.body"
@@ -41,11 +42,11 @@ def focused(page):
         )
     except PlaywrightTimeout:
         return None
-    return page.evaluate(FOCUSED)
+    return page.evaluate(FOCUSED, selector)
 
 
-def assert_visible_focus(page):
-    now = focused(page)
+def assert_visible_focus(page, now=None):
+    now = now or focused(page)
     assert now, "nothing has the focus"
     assert now["visible"], f"the focused element is off screen: {now}"
     if not now["picker"]:
@@ -55,22 +56,24 @@ def assert_visible_focus(page):
 
 def tab_to(page, selector, limit=200, backwards=False):
     """Press Tab (Shift+Tab) until the focused element matches `selector`, checking the
-    focus ring at each stop; the element's description."""
+    focus ring at each stop; the element's description. One look at each stop: a round trip
+    to the page is what a stop costs."""
     before = None
     for _ in range(limit):
         page.keyboard.press("Shift+Tab" if backwards else "Tab")
-        if page.evaluate("s => document.activeElement?.matches(s)", selector):
-            return assert_visible_focus(page)
-        assert focused(page), f"the focus was lost after {before}"
-        before = assert_visible_focus(page)
+        now = focused(page, selector)
+        assert now, f"the focus was lost after {before}"
+        before = assert_visible_focus(page, now)
+        if now["matches"]:
+            return before
     raise AssertionError(f"{selector} not reached in {limit} presses of Tab")
 
 
-def test_the_live_view_works_from_the_keyboard(floor):
-    context = floor.context("supervisor")
+def test_the_live_view_works_from_the_keyboard(a11y_floor):
+    context = a11y_floor.context("supervisor")
     try:
         page = context.new_page()
-        page.goto(floor.url + "/")
+        page.goto(a11y_floor.url + "/")
         page.wait_for_selector(LIVE, state="attached", timeout=60_000)
 
         page.keyboard.press("Tab")  # the skip link comes first, and shows when focused
@@ -97,13 +100,13 @@ def test_the_live_view_works_from_the_keyboard(floor):
         screenshot(page, "keyboard-live-3-tile-link")
         agent_id = tile["row"].removeprefix("agent-")
         # A push that replaces the focused tile keeps the focus on its link.
-        floor.sim.control("agent-status", agent_id=agent_id, status="paused")
+        a11y_floor.sim.control("agent-status", agent_id=agent_id, status="paused")
         page.wait_for_selector(f"#{tile['row']}[data-state=paused]", timeout=5000)
         wait_for_js(page, f"document.activeElement.closest('#{tile['row']}') !== null", 3000)
         assert_visible_focus(page)
         page.keyboard.press("Enter")
-        page.wait_for_url(f"{floor.url}/agents/{agent_id}/")
-        floor.sim.control("agent-status", agent_id=agent_id, status="available")
+        page.wait_for_url(f"{a11y_floor.url}/agents/{agent_id}/")
+        a11y_floor.sim.control("agent-status", agent_id=agent_id, status="available")
 
         page.go_back()
         page.wait_for_selector(LIVE, state="attached")
@@ -120,11 +123,11 @@ def test_the_live_view_works_from_the_keyboard(floor):
         context.close()
 
 
-def test_the_coaching_page_works_from_the_keyboard(floor):
-    context = floor.context("manager")
+def test_the_coaching_page_works_from_the_keyboard(a11y_floor):
+    context = a11y_floor.context("manager")
     try:
         page = context.new_page()
-        page.goto(floor.url + "/coaching/")
+        page.goto(a11y_floor.url + "/coaching/")
         page.wait_for_selector("#alerts-body tr.alert-row", timeout=30_000)
 
         tab_to(page, "#c-sev")
@@ -132,7 +135,7 @@ def test_the_coaching_page_works_from_the_keyboard(floor):
         tab_to(page, "form.filters button[type=submit]")
         page.keyboard.press("Enter")
         page.wait_for_url(re.compile(r"severity=\w+"))
-        page.goto(floor.url + "/coaching/")
+        page.goto(a11y_floor.url + "/coaching/")
         page.wait_for_selector("#alerts-body tr.alert-row")
 
         button = tab_to(page, "#alerts-body form[action$='/acknowledge/'] button")
@@ -155,11 +158,11 @@ def test_the_coaching_page_works_from_the_keyboard(floor):
         context.close()
 
 
-def test_the_wallboard_links_page_works_from_the_keyboard(floor):
-    context = floor.context("manager")
+def test_the_wallboard_links_page_works_from_the_keyboard(a11y_floor):
+    context = a11y_floor.context("manager")
     try:
         page = context.new_page()
-        page.goto(floor.url + "/wallboards/")
+        page.goto(a11y_floor.url + "/wallboards/")
         tab_to(page, "#id_name")
         page.keyboard.type("Keyboard TV")
         tab_to(page, "input[name=panels][value=queues]")
@@ -169,7 +172,7 @@ def test_the_wallboard_links_page_works_from_the_keyboard(floor):
         tab_to(page, "form:not([action]) button[type=submit]")
         with page.expect_navigation():
             page.keyboard.press("Enter")
-        assert page.input_value("#new-link-url").startswith(f"{floor.url}/wallboard/")
+        assert page.input_value("#new-link-url").startswith(f"{a11y_floor.url}/wallboard/")
         screenshot(page, "keyboard-wallboards-1-created")
 
         row = page.locator("#links-title + table tbody tr", has_text="Keyboard TV").get_attribute(

@@ -45,33 +45,33 @@ def tab_to(page, selector, limit=60):
     raise AssertionError(f"{selector} not reached")
 
 
-def test_both_themes_follow_the_screen_and_are_screenshotted(floor, kiosk):
+def test_both_themes_follow_the_screen_and_are_screenshotted(a11y_floor, kiosk):
     for scheme, background in (("light", LIGHT_BG), ("dark", DARK_BG)):
-        context = floor.context("manager", color_scheme=scheme)
+        context = a11y_floor.context("manager", color_scheme=scheme)
         try:
             page = context.new_page()
-            page.goto(floor.url + "/")
+            page.goto(a11y_floor.url + "/")
             page.wait_for_selector(LIVE, state="attached", timeout=60_000)
             page.wait_for_selector("#conn[data-state=live]")
             assert page.evaluate(BACKGROUND) == background
             screenshot(page, f"theme-live-{scheme}")
-            page.goto(floor.url + "/coaching/")
+            page.goto(a11y_floor.url + "/coaching/")
             page.wait_for_selector("#alerts-body tr.alert-row", timeout=30_000)
             assert page.evaluate(BACKGROUND) == background
             screenshot(page, f"theme-coaching-{scheme}")
             # The wallboard keeps its dark TV theme on any screen.
-            page.goto(f"{floor.url}/wallboard/{kiosk}/")
+            page.goto(f"{a11y_floor.url}/wallboard/{kiosk}/")
             page.wait_for_selector("#conn[data-state=live]", timeout=30_000)
             assert page.evaluate(BACKGROUND) == "rgb(5, 8, 13)"
         finally:
             context.close()
 
 
-def test_a_person_chooses_a_theme_from_the_keyboard_and_keeps_it(floor):
-    context = floor.context("supervisor", color_scheme="light")
+def test_a_person_chooses_a_theme_from_the_keyboard_and_keeps_it(a11y_floor):
+    context = a11y_floor.context("supervisor", color_scheme="light")
     try:
         page = context.new_page()
-        page.goto(floor.url + "/")
+        page.goto(a11y_floor.url + "/")
         page.wait_for_selector(LIVE, state="attached", timeout=60_000)
         assert page.evaluate(BACKGROUND) == LIGHT_BG
         assert page.is_hidden("#theme-form button[type=submit]")  # the script applies it
@@ -83,15 +83,15 @@ def test_a_person_chooses_a_theme_from_the_keyboard_and_keeps_it(floor):
         wait_for_js(page, "document.getElementById('theme-form').dataset.kept === 'dark'")
         screenshot(page, "theme-live-chosen-dark-on-a-light-screen")
 
-        page.goto(floor.url + "/qa/")  # kept on the server, drawn dark from the first frame
+        page.goto(a11y_floor.url + "/qa/")  # kept on the server, drawn dark from the first frame
         assert page.get_attribute("html", "data-theme") == "dark"
         assert page.evaluate(BACKGROUND) == DARK_BG
         assert page.input_value("#theme-choice") == "dark"
 
-        other = floor.context("manager", color_scheme="light")  # per person
+        other = a11y_floor.context("manager", color_scheme="light")  # per person
         try:
             theirs = other.new_page()
-            theirs.goto(floor.url + "/qa/")
+            theirs.goto(a11y_floor.url + "/qa/")
             assert theirs.get_attribute("html", "data-theme") is None
         finally:
             other.close()
@@ -105,11 +105,11 @@ def test_a_person_chooses_a_theme_from_the_keyboard_and_keeps_it(floor):
         context.close()
 
 
-def test_a_supervisor_saves_a_view_and_opens_it_from_the_header(floor):
-    context = floor.context("supervisor")
+def test_a_supervisor_saves_a_view_and_opens_it_from_the_header(a11y_floor):
+    context = a11y_floor.context("supervisor")
     try:
         page = context.new_page()
-        page.goto(floor.url + "/")
+        page.goto(a11y_floor.url + "/")
         page.wait_for_selector(LIVE, state="attached", timeout=60_000)
         page.select_option("#f-sort", "time")
         page.select_option("#f-density", "dense")
@@ -123,13 +123,13 @@ def test_a_supervisor_saves_a_view_and_opens_it_from_the_header(floor):
         screenshot(page, "views-1-saving")
         with page.expect_navigation():  # the filters it was saved from, and the teams shown
             page.keyboard.press("Enter")
-        assert page.url == f"{floor.url}/?teams=all&sort=time&density=dense"
+        assert page.url == f"{a11y_floor.url}/?teams=all&sort=time&density=dense"
         assert page.input_value("#f-sort") == "time"
         assert page.locator("#views-menu .menu-list a").all_text_contents() == [
             "Longest first, compact"
         ]
 
-        page.goto(floor.url + "/qa/")
+        page.goto(a11y_floor.url + "/qa/")
         page.click("#views-menu summary")
         page.keyboard.press("Escape")  # closes, and the focus goes back to the menu's button
         assert not page.evaluate("document.getElementById('views-menu').open")
@@ -139,7 +139,7 @@ def test_a_supervisor_saves_a_view_and_opens_it_from_the_header(floor):
         assert page.evaluate("document.activeElement.textContent") == "Longest first, compact"
         screenshot(page, "views-2-opening")
         page.keyboard.press("Enter")
-        page.wait_for_url(f"{floor.url}/?teams=all&sort=time&density=dense")
+        page.wait_for_url(f"{a11y_floor.url}/?teams=all&sort=time&density=dense")
         page.wait_for_selector(LIVE, state="attached")
         assert page.input_value("#f-sort") == "time"
         assert page.input_value("#f-density") == "dense"
@@ -148,36 +148,36 @@ def test_a_supervisor_saves_a_view_and_opens_it_from_the_header(floor):
         context.close()
 
 
-def test_a_supervisor_sees_their_floor_and_the_whole_floor_in_one_click(floor):
+def test_a_supervisor_sees_their_floor_and_the_whole_floor_in_one_click(a11y_floor):
     """My floor: the teams chosen in the settings (by keyboard-reachable checkboxes) are
     what the live view shows after the next sign-in: their tiles only, their KPI strip
     labelled for them; one click shows the whole floor, and its address says so."""
-    agents = floor.sim.agents()
-    mine = [a["agentId"] for a in agents if a["team"] in floor.my_teams]
+    agents = a11y_floor.sim.agents()
+    mine = [a["agentId"] for a in agents if a["team"] in a11y_floor.my_teams]
     # Alerts about agents of both kinds: the held paused ones of my teams, and one of another.
-    manager = floor.server.signed_in_client("mia")
+    manager = a11y_floor.server.signed_in_client("mia")
     try:
         Rules(client=manager).add("Paused", "agent_paused", warn=1, alarm=3600, hold_s=0)
     finally:
         manager.close()
-    other = next(a for a in agents if a["team"] not in floor.my_teams)
-    floor.sim.control("agent-status", agent_id=other["agentId"], status="paused")
-    floor.server.add_user("theo", "supervisor")
-    context = floor.context("theo")
+    other = next(a for a in agents if a["team"] not in a11y_floor.my_teams)
+    a11y_floor.sim.control("agent-status", agent_id=other["agentId"], status="paused")
+    a11y_floor.server.add_user("theo", "supervisor")
+    context = a11y_floor.context("theo")
     try:
         page = context.new_page()
-        page.goto(floor.url + "/accounts/preferences/")
-        for team in floor.my_teams:
+        page.goto(a11y_floor.url + "/accounts/preferences/")
+        for team in a11y_floor.my_teams:
             page.check(f'#my-teams input[value="{team}"]')
         page.click("text=Save my teams")
-        page.wait_for_url(floor.url + "/accounts/preferences/")
+        page.wait_for_url(a11y_floor.url + "/accounts/preferences/")
         screenshot(page, "my-floor-preferences")
     finally:
         context.close()
-    context = floor.browser.new_context(viewport={"width": 1600, "height": 1000})
+    context = a11y_floor.browser.new_context(viewport={"width": 1600, "height": 1000})
     try:
         page = context.new_page()
-        sign_in(page, floor.server, "theo")  # a new session: the choice was kept
+        sign_in(page, a11y_floor.server, "theo")  # a new session: the choice was kept
         # A team page holds its teams' tiles only.
         page.wait_for_selector(f"#agents .agent >> nth={len(mine) - 1}", state="attached")
         assert page.text_content("#scope-label") == "My floor: 2 teams"
@@ -196,16 +196,16 @@ def test_a_supervisor_sees_their_floor_and_the_whole_floor_in_one_click(floor):
         )
         assert sorted(shown) == sorted(mine)
         assert page.text_content("#agents-shown") == f"{len(mine)} of {len(mine)} agents"
-        teams = [floor.my_teams[0], other["team"]]  # each with an alert about an agent
+        teams = [a11y_floor.my_teams[0], other["team"]]  # each with an alert about an agent
         wait_for_js(page, f"{teams}.every((t) => t in JSON.parse(%s))" % ALERT_TEAMS)
-        assert page.evaluate(TRAY_IS_FOR, list(floor.my_teams))
+        assert page.evaluate(TRAY_IS_FOR, list(a11y_floor.my_teams))
         screenshot(page, "my-floor-live")
         # The keyboard meets the tiles in the order shown (WCAG 2.4.3), for each sort chosen.
         # (Checked in the task that sorts: on a live floor the next push may move a tile.)
         for sort in ("time", ""):
             assert page.evaluate(SORT_BY, sort), sort
         page.click(".scope-links >> text=Whole floor")
-        page.wait_for_url(floor.url + "/?teams=all")
+        page.wait_for_url(a11y_floor.url + "/?teams=all")
         page.wait_for_selector(LIVE, state="attached", timeout=60_000)
         assert page.text_content("#scope-label") == "Whole floor"
         wait_for_js(page, "document.getElementById('kpis')?.dataset.teams === ''")
@@ -215,7 +215,7 @@ def test_a_supervisor_sees_their_floor_and_the_whole_floor_in_one_click(floor):
         screenshot(page, "my-floor-whole-floor")
         assert page.evaluate(TRAY_IS_FOR, [])
         page.click(".scope-links >> text=My floor")
-        page.wait_for_url(floor.url + "/?teams=Sales+North%2CSupport")
+        page.wait_for_url(a11y_floor.url + "/?teams=Sales+North%2CSupport")
         assert page.text_content("#scope-label") == "My floor: 2 teams"
     finally:
         context.close()

@@ -26,7 +26,7 @@ WAIT = "Billing wait (test)"
 
 
 @pytest.fixture(scope="module")
-def floor(tmp_path_factory):
+def alerting_floor(tmp_path_factory):
     from dashboard.testing.simulator import start_simulator
 
     sim = start_simulator("--faults", "--seed", "7")
@@ -49,8 +49,10 @@ def lifecycle(receiver, rule, subject):
     return [p for p in first_posts(receiver, rule) if p.payload["subject"] == subject]
 
 
-def test_a_paused_agent_raises_its_teams_alert_escalates_and_clears_with_signed_posts(floor):
-    sim, server, receiver, _ = floor
+def test_a_paused_agent_raises_its_teams_alert_escalates_and_clears_with_signed_posts(
+    alerting_floor,
+):
+    sim, server, receiver, _ = alerting_floor
     agent = next(a for a in sim.agents() if a["status"] == "available")
     team = f"team {agent['team']}"
     forced_at = datetime.now().timestamp()
@@ -89,8 +91,8 @@ def test_a_paused_agent_raises_its_teams_alert_escalates_and_clears_with_signed_
     assert latencies[-1] < 10  # generous: the figure itself is reported, not asserted
 
 
-def test_a_loaded_queue_fires_escalates_and_clears_once_emptied(floor):
-    sim, server, receiver, _ = floor
+def test_a_loaded_queue_fires_escalates_and_clears_once_emptied(alerting_floor):
+    sim, server, receiver, _ = alerting_floor
     sim.control("queue-load", queue="Billing", waiting=4, longest_wait_s=3)
     raised = wait_for_post(receiver, WAIT, "raised")
     assert raised.payload["subject"] == "Billing queue" and raised.payload["level"] == "warn"
@@ -109,8 +111,8 @@ def test_a_loaded_queue_fires_escalates_and_clears_once_emptied(floor):
     assert all(p.verifies() for p in posts)
 
 
-def test_a_failed_post_is_retried_and_every_delivery_is_in_the_managers_log(floor):
-    sim, server, receiver, rules = floor
+def test_a_failed_post_is_retried_and_every_delivery_is_in_the_managers_log(alerting_floor):
+    sim, server, receiver, rules = alerting_floor
     earlier = {p.payload["id"] for p in posted(receiver, PAUSED)}
     agent = next(a for a in sim.agents() if a["status"] == "available")
     sim.control("agent-status", agent_id=agent["agentId"], status="paused")  # a transition
@@ -141,10 +143,10 @@ def p99(values):
     return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
 
 
-def test_the_latency_from_falling_due_to_the_tray_and_the_webhook(floor):
+def test_the_latency_from_falling_due_to_the_tray_and_the_webhook(alerting_floor):
     """Ten agents of two teams paused at once: two alerts (raised, escalated, cleared each),
     not ten. The figures are printed and logged; only a generous deadline is asserted."""
-    sim, server, receiver, _ = floor
+    sim, server, receiver, _ = alerting_floor
     started = time.time()
     logged = len(server.log())
     free = [a for a in sim.agents() if a["status"] == "available"]

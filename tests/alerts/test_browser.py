@@ -30,7 +30,7 @@ RECORD_NOTIFICATIONS = """
 
 
 @pytest.fixture(scope="module")
-def floor(tmp_path_factory):
+def alert_tray_floor(tmp_path_factory):
     sim = start_simulator("--faults", "--seed", "7")
     server = start_dashboard(sim, tmp_path_factory.mktemp("alerts-browser"))
     calm(sim)  # the floor stands still: only the agents the tests force move
@@ -76,8 +76,10 @@ def choose_teams(server, username, teams):
         client.close()
 
 
-def test_the_tray_shows_my_teams_group_first_notifies_once_and_is_acknowledged(floor, browser):
-    sim, server, rules = floor
+def test_the_tray_shows_my_teams_group_first_notifies_once_and_is_acknowledged(
+    alert_tray_floor, browser
+):
+    sim, server, rules = alert_tray_floor
     mine = free(sim)[0]["team"]
     server.add_user("sam", "supervisor")
     choose_teams(server, "sam", [mine])
@@ -152,9 +154,9 @@ def test_the_tray_shows_my_teams_group_first_notifies_once_and_is_acknowledged(f
         set_status(sim, [theirs], "available")
 
 
-def test_a_browser_that_blocks_notifications_is_told_so(floor, browser):
+def test_a_browser_that_blocks_notifications_is_told_so(alert_tray_floor, browser):
     """Not granted: headless Chromium refuses the request, and the tray says so."""
-    sim, server, rules = floor
+    sim, server, rules = alert_tray_floor
     context = browser.new_context()
     page = context.new_page()
     try:
@@ -169,8 +171,8 @@ def test_a_browser_that_blocks_notifications_is_told_so(floor, browser):
         context.close()
 
 
-def test_a_wallboard_flashes_the_tile_and_shows_the_banner(floor, browser):
-    sim, server, rules = floor
+def test_a_wallboard_flashes_the_tile_and_shows_the_banner(alert_tray_floor, browser):
+    sim, server, rules = alert_tray_floor
     url = create_link(rules.client, "Floor TV", ["agents"])
     page = browser.new_page(viewport={"width": 1920, "height": 1080})
     try:

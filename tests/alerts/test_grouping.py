@@ -26,18 +26,19 @@ INTERVAL_S = 3
 
 
 @pytest.fixture(scope="module")
-def floor(tmp_path_factory):
+def grouping_floor(tmp_path_factory):
     from dashboard.testing.simulator import start_simulator
 
     sim = start_simulator("--faults", "--seed", "11")
     receiver = Receiver()
     env = alert_env(receiver, min_interval_s=INTERVAL_S)
-    server = start_dashboard(sim, tmp_path_factory.mktemp("grouping"), env)
+    server = start_dashboard(
+        sim, tmp_path_factory.mktemp("grouping"), env, people={"sue": "supervisor"}
+    )
     rules = Rules(server)
     rules.delete_all()
     calm(sim)
     rules.add(RULE, "agent_paused", warn=2, hold_s=0, clear_s=2)
-    server.add_user("sue", "supervisor")
     supervisor = server.signed_in_client("sue")
     yield sim, server, receiver, rules, supervisor
     supervisor.close()
@@ -71,8 +72,8 @@ def of_alert(receiver, alert_id):
     return [p for p in first_posts(receiver, RULE) if p.payload["id"] == alert_id]
 
 
-def test_agents_crossing_at_once_make_one_group_alert_and_one_chat_post(floor):
-    sim, server, receiver, _, supervisor = floor
+def test_agents_crossing_at_once_make_one_group_alert_and_one_chat_post(grouping_floor):
+    sim, server, receiver, _, supervisor = grouping_floor
     team = teams(sim)[0]
     agents = free_agents(sim, team, 6)
     before = len(receiver.received)
@@ -98,8 +99,8 @@ def test_agents_crossing_at_once_make_one_group_alert_and_one_chat_post(floor):
     assert others == []  # the floor stood still: nothing else crossed
 
 
-def test_members_joining_and_leaving_update_the_group_without_new_posts(floor):
-    sim, server, receiver, _, supervisor = floor
+def test_members_joining_and_leaving_update_the_group_without_new_posts(grouping_floor):
+    sim, server, receiver, _, supervisor = grouping_floor
     team = teams(sim)[1]
     first, *more = free_agents(sim, team, 4)
     set_status(sim, [first], "paused")
@@ -123,8 +124,8 @@ def test_members_joining_and_leaving_update_the_group_without_new_posts(floor):
     ]
 
 
-def test_transitions_falling_due_together_are_one_digest_and_posts_are_paced(floor):
-    sim, server, receiver, rules, _ = floor
+def test_transitions_falling_due_together_are_one_digest_and_posts_are_paced(grouping_floor):
+    sim, server, receiver, rules, _ = grouping_floor
     three = teams(sim)[:3]
     agents = [free_agents(sim, team, 1)[0] for team in three]
     before = len(receiver.received)
@@ -155,8 +156,8 @@ def test_transitions_falling_due_together_are_one_digest_and_posts_are_paced(flo
     assert re.search(r"\d transitions folded into one post", page)
 
 
-def test_a_receiver_answering_429_gets_the_post_again_after_its_retry_after(floor):
-    sim, server, receiver, rules, _ = floor
+def test_a_receiver_answering_429_gets_the_post_again_after_its_retry_after(grouping_floor):
+    sim, server, receiver, rules, _ = grouping_floor
     team = teams(sim)[3]
     [agent] = free_agents(sim, team, 1)
     before = len(receiver.received)

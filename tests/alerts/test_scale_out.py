@@ -12,8 +12,6 @@ from dashboard.testing.alerts import Rules, alert_env, calm, posted, wait_for_po
 from dashboard.testing.processes import free_port, wait_until
 from dashboard.testing.receiver import Receiver
 from dashboard.testing.servers import (
-    dashboard_env,
-    manage,
     ready,
     signed_in_client,
     start_topology,
@@ -34,12 +32,11 @@ def test_one_leader_evaluates_and_a_new_leader_continues_the_open_alert(
 ):
     ports = [free_port(), free_port()]
     settings = alert_env(receiver)
-    processes = start_topology(simulator, redis_url, postgres_url, ports, **settings)
+    people = {"alice": "manager"}
+    processes = start_topology(simulator, redis_url, postgres_url, ports, people=people, **settings)
     try:
         workers = [f"http://127.0.0.1:{port}" for port in ports]
         wait_until(lambda: all(ready(url) for url in workers), 30, "both workers ready")
-        env = dashboard_env(simulator, postgres_url, REDIS_URL=redis_url, **settings)
-        manage(env, "adduser", "alice", "--role", "manager", "--password", "e2e-password-123")
         # Only the agent the test forces moves, and none is paused before the rule exists:
         # an agent the floor paused earlier would raise the team's alert first.
         calm(simulator)

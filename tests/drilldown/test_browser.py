@@ -21,10 +21,12 @@ def served(tmp_path_factory):
     server = None
     try:
         server = start_dashboard(
-            sim, tmp_path_factory.mktemp("drill"), {"UPSTREAM_PAGE_TIMEOUT_S": "1"}, port=port
+            sim,
+            tmp_path_factory.mktemp("drill"),
+            {"UPSTREAM_PAGE_TIMEOUT_S": "1"},
+            port=port,
+            people={"bob": "supervisor", "mia": "manager"},
         )
-        server.add_user("bob", "supervisor")
-        server.add_user("mia", "manager")
         yield sim, server
     finally:
         if server:

@@ -19,7 +19,7 @@ NAMES = {"a1": "Ava Patel", "a2": "Avery Smith", "b1": "Ben Okafor"}
 
 
 @pytest.fixture
-def floor():
+def known_names_and_calls():
     cache.set(NAMES_KEY, NAMES)
     CallSeen.objects.create(call_id="call-7f3a-0001", agent_id="a1", started_at=timezone.now())
     CallSeen.objects.create(call_id="call-7f3a-0002", agent_id="a2", started_at=timezone.now())
@@ -31,7 +31,9 @@ def test_the_header_has_the_search_box_for_supervisors_and_managers(client_for, 
     assert client_for(carol).get("/search/?q=ava").status_code == 403
 
 
-def test_one_match_goes_to_its_page_and_several_make_a_list(floor, no_service, client_for, bob):
+def test_one_match_goes_to_its_page_and_several_make_a_list(
+    known_names_and_calls, no_service, client_for, bob
+):
     client = client_for(bob)
     assert client.get("/search/?q=ben")["Location"] == "/agents/b1/"
     assert client.get("/search/?q=call-7f3a-0002")["Location"] == "/calls/call-7f3a-0002/"

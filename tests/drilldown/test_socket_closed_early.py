@@ -21,9 +21,8 @@ def close_at_once(url: str, cookie: str):
 
 
 def test_closing_during_the_first_send_logs_no_traceback(simulator, tmp_path):
-    server = start_dashboard(simulator, tmp_path)
+    server = start_dashboard(simulator, tmp_path, people={"sup": "supervisor"})
     try:
-        server.add_user("sup", "supervisor")
         cookie = "Cookie: " + server.session_cookie("sup")
         for _ in range(TRIES):
             close_at_once(server.url, cookie)

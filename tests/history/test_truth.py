@@ -29,7 +29,7 @@ ZONE = late_morning()
 
 
 @pytest.fixture
-def floor(sim_factory, tmp_path):
+def tenant_with_past(sim_factory, tmp_path):
     """The simulator with its past (seed 5, 30 agents), its webhooks to the dashboard's
     port, and a way to start the dashboard on it (again: the same database)."""
     port = free_port()
@@ -52,9 +52,8 @@ def floor(sim_factory, tmp_path):
     servers = []
 
     def start():
-        server = start_dashboard(sim, tmp_path, env, port=port)
+        server = start_dashboard(sim, tmp_path, env, port=port, people={"bob": "supervisor"})
         servers.append(server)
-        server.add_user("bob", "supervisor")
         return server
 
     yield sim, start
@@ -137,8 +136,8 @@ def said(sim, server, client) -> str:
     return f"truth {truth}; the dashboard said {shown}; QA {qa_today(client, server)}"
 
 
-def test_the_day_from_the_first_minute_equals_the_services_history(floor):
-    sim, start = floor
+def test_the_day_from_the_first_minute_equals_the_services_history(tenant_with_past):
+    sim, start = tenant_with_past
     server = start()
     client = server.signed_in_client("bob")
     sim.control("pause")  # the floor stands still: the truth is the same while compared
@@ -178,8 +177,8 @@ def test_the_day_from_the_first_minute_equals_the_services_history(floor):
     assert int(started.group(1)) > 20
 
 
-def test_a_restart_mid_day_counts_nothing_twice(floor):
-    sim, start = floor
+def test_a_restart_mid_day_counts_nothing_twice(tenant_with_past):
+    sim, start = tenant_with_past
     server = start()
     client = server.signed_in_client("bob")
     sim.control("pause")
@@ -208,8 +207,8 @@ def test_a_restart_mid_day_counts_nothing_twice(floor):
     )
 
 
-def test_figures_being_filled_say_so_instead_of_a_wrong_number(floor):
-    sim, start = floor
+def test_figures_being_filled_say_so_instead_of_a_wrong_number(tenant_with_past):
+    sim, start = tenant_with_past
     sim.control("rest-delay", seconds=2.5, for_s=120)  # a slow service: the fill takes a while
     server = start()
     client = server.signed_in_client("bob")
@@ -241,8 +240,8 @@ def progress(server) -> float:
     return found[0]
 
 
-def test_the_metrics_follow_the_fill_from_part_way_to_done(floor):
-    sim, start = floor
+def test_the_metrics_follow_the_fill_from_part_way_to_done(tenant_with_past):
+    sim, start = tenant_with_past
     sim.control("rest-delay", seconds=2.5, for_s=120)  # a slow service: the fill takes a while
     server = start()
     part = wait_until(lambda: 0 < (p := progress(server)) < 1 and p, 60, "the fill part way")

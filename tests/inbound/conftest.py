@@ -9,7 +9,8 @@ def served(sim_factory, tmp_path):
     callers and messages stop), and a dashboard reading it every 0.3 s."""
     sim = sim_factory("--faults", "--seed", "7")
     sim.control("inbound-reset")
-    server = start_dashboard(sim, tmp_path, {"INBOUND_POLL_S": "0.3"})
-    server.add_users({"bob": "supervisor", "alice": "manager"})
+    server = start_dashboard(
+        sim, tmp_path, {"INBOUND_POLL_S": "0.3"}, people={"bob": "supervisor", "alice": "manager"}
+    )
     yield sim, server
     server.stop()

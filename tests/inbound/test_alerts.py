@@ -19,7 +19,7 @@ SALES_CLOSED = re.compile(r'data-name="sales"\s+data-open="0"')
 
 
 @pytest.fixture
-def floor(sim_factory, tmp_path):
+def inbound_rules_floor(sim_factory, tmp_path):
     sim = sim_factory("--faults", "--seed", "7")
     sim.control("inbound-reset")
     receiver = Receiver()
@@ -38,8 +38,8 @@ def floor(sim_factory, tmp_path):
     receiver.close()
 
 
-def test_a_closed_queue_stays_quiet_and_calls_reaching_it_are_an_alert(floor):
-    sim, server, receiver = floor
+def test_a_closed_queue_stays_quiet_and_calls_reaching_it_are_an_alert(inbound_rules_floor):
+    sim, server, receiver = inbound_rules_floor
     client = server.signed_in_client("alice")
     sim.control("inbound-schedule", schedule="Sales hours", open=False)
     # The schedule is read by polling, the queue's load comes as events: callers reaching a
@@ -59,8 +59,8 @@ def test_a_closed_queue_stays_quiet_and_calls_reaching_it_are_an_alert(floor):
     wait_for_post(receiver, CLOSED, "cleared", subject="Sales queue")
 
 
-def test_a_voicemail_left_too_long_fires_its_rule(floor):
-    sim, server, receiver = floor
+def test_a_voicemail_left_too_long_fires_its_rule(inbound_rules_floor):
+    sim, server, receiver = inbound_rules_floor
     sim.control("voicemail", queue="Billing", age_s=3 * 60)
     raised = wait_for_post(receiver, VOICEMAIL, "raised")
     assert raised.payload["level"] == "alarm"

@@ -20,8 +20,7 @@ CALLS = [{"wait_s": w, "outcome": "answered"} for w in (5, 15)] + [
 def slow(sim_factory, tmp_path):
     sim = sim_factory("--faults", "--seed", "7")
     sim.control("inbound-reset")
-    server = start_dashboard(sim, tmp_path, {"INBOUND_POLL_S": "600"})
-    server.add_user("bob", "supervisor")
+    server = start_dashboard(sim, tmp_path, {"INBOUND_POLL_S": "600"}, people={"bob": "supervisor"})
     yield sim, server
     server.stop()
 

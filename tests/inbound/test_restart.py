@@ -45,8 +45,7 @@ def counted(server, queue_id, offered: int, closed: int):
 def test_a_restart_mid_day_keeps_the_queues_day_per_15_minutes(sim_factory, tmp_path):
     sim = sim_factory("--faults", "--seed", "7")
     sim.control("inbound-reset")
-    server = start_dashboard(sim, tmp_path, POLL)
-    server.add_user("bob", "supervisor")
+    server = start_dashboard(sim, tmp_path, POLL, people={"bob": "supervisor"})
     billing = next(q for q in truth(sim)["queues"] if q["name"] == "Billing")
     try:
         shown(server, "Billing", Offered="0", Open="yes")

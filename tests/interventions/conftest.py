@@ -16,9 +16,16 @@ def served(tmp_path_factory):
     )
     server = None
     try:
-        server = start_dashboard(sim, tmp_path_factory.mktemp("act"), port=port)
-        server.add_users(
-            {"mia": "manager", "bob": "supervisor", "sue": "supervisor", "wally": "wallboard"}
+        server = start_dashboard(
+            sim,
+            tmp_path_factory.mktemp("act"),
+            port=port,
+            people={
+                "mia": "manager",
+                "bob": "supervisor",
+                "sue": "supervisor",
+                "wally": "wallboard",
+            },
         )
         yield sim, server
     finally:

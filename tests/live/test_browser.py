@@ -7,23 +7,34 @@ import pytest
 from dashboard.testing.alerts import calm
 from dashboard.testing.browsers import screenshot, sign_in
 from dashboard.testing.servers import start_dashboard
+from dashboard.testing.simulator import start_simulator
 
 XSS = "<img src=x onerror=alert(1)>"
 
 
-@pytest.fixture
-def floor(sim_factory, tmp_path):
-    sim = sim_factory("--faults", "--seed", "7")
-    server = start_dashboard(sim, tmp_path)
-    yield sim, server
-    server.stop()
+@pytest.fixture(scope="module")
+def live_floor(tmp_path_factory):
+    """One simulator and dashboard for the module, sam (a Supervisor) able to sign in: each
+    test moves agents of its own (or frees them first with `calm`), so none needs a fresh
+    floor, and a start of both processes is seconds of CPU."""
+    sim = start_simulator("--faults", "--seed", "7")
+    server = None
+    try:
+        server = start_dashboard(
+            sim, tmp_path_factory.mktemp("live-browser"), people={"sam": "supervisor"}
+        )
+        yield sim, server
+    finally:
+        if server:
+            server.stop()
+        sim.stop()
 
 
-def test_it_shows_a_state_change_within_two_seconds(floor, page):
-    sim, server = floor
+def test_it_shows_a_state_change_within_two_seconds(live_floor, page):
+    sim, server = live_floor
     refused = []
     page.on("console", lambda m: "Content Security Policy" in m.text and refused.append(m.text))
-    sign_in(page, server, server.add_user("sam", "supervisor"))
+    sign_in(page, server, "sam")
     page.wait_for_selector("#agents .agent >> nth=39")
     # the tiles come with the page; "live" once its socket has opened, which may be later
     page.wait_for_selector("#conn[data-state=live]")
@@ -38,13 +49,13 @@ def test_it_shows_a_state_change_within_two_seconds(floor, page):
     assert refused == []  # the page runs under its strict CSP
 
 
-def test_it_filters_the_grid_and_keeps_the_filter_in_the_url(floor, page):
-    sim, server = floor
+def test_it_filters_the_grid_and_keeps_the_filter_in_the_url(live_floor, page):
+    sim, server = live_floor
     calm(sim)  # no agent paused but the three the test pauses
     paused = [a["agentId"] for a in sim.agents()[:3]]
     for agent_id in paused:
         sim.control("agent-status", agent_id=agent_id, status="paused")
-    sign_in(page, server, server.add_user("sam", "supervisor"))
+    sign_in(page, server, "sam")
     page.wait_for_selector("#agents .agent >> nth=39")
     page.select_option("#f-state", "paused")
     assert re.search(r"\?state=paused$", page.url)
@@ -61,9 +72,9 @@ def test_it_filters_the_grid_and_keeps_the_filter_in_the_url(floor, page):
     screenshot(page, "live-3-filtered")
 
 
-def test_it_says_upstream_disconnected_when_the_service_drops_and_recovers(floor, page):
-    sim, server = floor
-    sign_in(page, server, server.add_user("sam", "supervisor"))
+def test_it_says_upstream_disconnected_when_the_service_drops_and_recovers(live_floor, page):
+    sim, server = live_floor
+    sign_in(page, server, "sam")
     page.wait_for_selector("#conn[data-state=live]")
     sim.control("refuse-sockets", seconds=4)
     sim.control("drop-sockets")
@@ -76,11 +87,11 @@ def test_it_says_upstream_disconnected_when_the_service_drops_and_recovers(floor
     screenshot(page, "live-4b-upstream-reconnected")
 
 
-def test_it_shows_a_hostile_agent_name_as_text(floor, page):
-    sim, server = floor
+def test_it_shows_a_hostile_agent_name_as_text(live_floor, page):
+    sim, server = live_floor
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    sign_in(page, server, server.add_user("sam", "supervisor"))
+    sign_in(page, server, "sam")
     page.wait_for_selector("#agents .agent >> nth=39")
     agent_id = sim.agents()[0]["agentId"]
     sim.control("agent-status", agent_id=agent_id, status="available", name=XSS)
@@ -95,9 +106,9 @@ def test_it_shows_a_hostile_agent_name_as_text(floor, page):
 
 def test_a_supervisor_sees_300_agents_calmly(sim_factory, tmp_path, page):
     sim = sim_factory("--faults", "--agents", "300", "--seed", "9", "--speed", "3")
-    server = start_dashboard(sim, tmp_path)
+    server = start_dashboard(sim, tmp_path, people={"sam": "supervisor"})
     try:
-        sign_in(page, server, server.add_user("sam", "supervisor"))
+        sign_in(page, server, "sam")
         page.wait_for_selector("#agents .agent >> nth=299")
         page.wait_for_timeout(1500)
         path = screenshot(page, "live-5-300-agents")
@@ -108,8 +119,8 @@ def test_a_supervisor_sees_300_agents_calmly(sim_factory, tmp_path, page):
         server.stop()
 
 
-def test_a_tile_past_its_limits_turns_amber_then_red_and_the_header_counts_it(floor, page):
-    sim, server = floor
+def test_a_tile_past_its_limits_turns_amber_then_red_and_the_header_counts_it(live_floor, page):
+    sim, server = live_floor
     server.manage(
         "shell",
         "-c",
@@ -119,7 +130,7 @@ def test_a_tile_past_its_limits_turns_amber_then_red_and_the_header_counts_it(fl
     )
     sim.control("pause")
     agent_id = sim.agents()[3]["agentId"]
-    sign_in(page, server, server.add_user("sam", "supervisor"))
+    sign_in(page, server, "sam")
     page.wait_for_selector("#agents .agent >> nth=39")
     sim.control("agent-status", agent_id=agent_id, status="paused")
     tile = f"#agent-{agent_id}"

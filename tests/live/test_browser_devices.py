@@ -14,9 +14,11 @@ NO_SIDEWAYS_SCROLL = "() => document.documentElement.scrollWidth <= window.inner
 
 
 @pytest.fixture(scope="module")
-def floor(module_simulator, tmp_path_factory):
-    server = start_dashboard(module_simulator, tmp_path_factory.mktemp("devices"))
-    manager = server.add_user("mia", "manager")
+def devices_dashboard(module_simulator, tmp_path_factory):
+    server = start_dashboard(
+        module_simulator, tmp_path_factory.mktemp("devices"), people={"mia": "manager"}
+    )
+    manager = "mia"
     yield module_simulator, server, manager
     server.stop()
 
@@ -32,9 +34,9 @@ def new_page(browser, size, **options):
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_phones_and_tablets_never_scroll_sideways_and_fold_the_header_into_a_menu(
-    floor, browser, device
+    devices_dashboard, browser, device
 ):
-    sim, server, manager = floor
+    sim, server, manager = devices_dashboard
     page = new_page(browser, DEVICES[device])
     try:
         sign_in(page, server, manager)
@@ -69,11 +71,11 @@ def test_phones_and_tablets_never_scroll_sideways_and_fold_the_header_into_a_men
         page.context.close()
 
 
-def test_a_soak_on_the_live_view_and_a_wallboard_logs_no_error(floor, browser):
+def test_a_soak_on_the_live_view_and_a_wallboard_logs_no_error(devices_dashboard, browser):
     """Calls start and end all the while: rows come, go, and some are gone before a page
     saw them. No fragment may be without its place (htmx logged oobErrorNoTarget for each).
     TEST_SOAK_S long (20 s; `TEST_SOAK_S=60` for the whole minute)."""
-    sim, server, manager = floor
+    sim, server, manager = devices_dashboard
     live = new_page(browser, (1600, 1000))
     tv = new_page(browser, (1920, 1080))
     try:
@@ -94,9 +96,9 @@ def test_a_soak_on_the_live_view_and_a_wallboard_logs_no_error(floor, browser):
 
 
 def test_a_blocked_socket_still_shows_the_floor_as_of_its_load_and_says_it_is_not_live(
-    floor, browser
+    devices_dashboard, browser
 ):
-    sim, server, manager = floor
+    sim, server, manager = devices_dashboard
     page = new_page(browser, (1600, 1000))
     try:
         sign_in(page, server, manager)

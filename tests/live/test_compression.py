@@ -23,9 +23,10 @@ SMALL_WINDOW = "permessage-deflate; client_max_window_bits; server_max_window_bi
 def live(tmp_path_factory):
     sim = start_simulator("--agents", 500, "--events-per-second", 100, "--seed", 3)
     try:
-        server = start_dashboard(sim, tmp_path_factory.mktemp("deflate"))
+        server = start_dashboard(
+            sim, tmp_path_factory.mktemp("deflate"), people={"sup": "supervisor"}
+        )
         try:
-            server.add_user("sup", "supervisor")
             cookie = "Cookie: " + server.session_cookie("sup")
 
             def socket(path="/ws/live/", **kwargs) -> RawSocket:
@@ -99,9 +100,10 @@ def test_a_message_that_inflates_past_the_limit_fails_its_socket_only(live):
 
 def test_with_compression_switched_off_an_offer_is_declined(tmp_path):
     sim = start_simulator("--agents", 20, "--seed", 3)
-    plain = start_dashboard(sim, tmp_path, {"WEBSOCKET_DEFLATE": "false"})
+    plain = start_dashboard(
+        sim, tmp_path, {"WEBSOCKET_DEFLATE": "false"}, people={"sup": "supervisor"}
+    )
     try:
-        plain.add_user("sup", "supervisor")
         cookie = "Cookie: " + plain.session_cookie("sup")
         ws = RawSocket(plain.url, "/ws/live/", [cookie], deflate=CHROMIUM_OFFER)
         assert ws.extensions == "" and WHOLE_VIEW in ws.text() and ws.compressed == 0

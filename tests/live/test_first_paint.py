@@ -16,14 +16,16 @@ VERSION = re.compile(r'ws-connect="/ws/(?:live|wallboard/[^/"]+)/\?v=(\d+)"')
 
 
 @pytest.fixture(scope="module")
-def floor(tmp_path_factory):
+def still_floor(tmp_path_factory):
     """One still floor for the module (no push but the heartbeat): the tests read it, and
     the one change a test makes (an agent paused) is one no other test looks at."""
     simulator = start_simulator("--faults", "--seed", "7")
     simulator.control("pause")
-    server = start_dashboard(simulator, tmp_path_factory.mktemp("first-paint"))
+    server = start_dashboard(
+        simulator, tmp_path_factory.mktemp("first-paint"), people={"mia": "manager"}
+    )
     try:
-        manager = server.signed_in_client(server.add_user("mia", "manager"))
+        manager = server.signed_in_client("mia")
         wait_until(lambda: VERSION.search(manager.get("/").text), what="a first push")
         yield simulator, server, manager
     finally:
@@ -31,8 +33,8 @@ def floor(tmp_path_factory):
         simulator.stop()
 
 
-def test_the_live_view_arrives_with_the_floor_rendered_in(floor):
-    sim, server, manager = floor
+def test_the_live_view_arrives_with_the_floor_rendered_in(still_floor):
+    sim, server, manager = still_floor
     page = manager.get("/").text
     for agent in sim.agents():
         assert f'id="agent-{agent["agentId"]}"' in page
@@ -42,8 +44,8 @@ def test_the_live_view_arrives_with_the_floor_rendered_in(floor):
     assert VERSION.search(page)
 
 
-def test_a_socket_opened_with_the_rendered_version_is_sent_no_snapshot(floor):
-    sim, server, manager = floor
+def test_a_socket_opened_with_the_rendered_version_is_sent_no_snapshot(still_floor):
+    sim, server, manager = still_floor
     # A page already following: the server keeps the pushes between the render and the join
     # (with no socket on the live view, a heartbeat there would leave only the whole view).
     keeper = LiveSocket(server, manager)
@@ -73,8 +75,8 @@ def test_a_socket_opened_with_the_rendered_version_is_sent_no_snapshot(floor):
             ws.close()
 
 
-def test_a_kpi_only_wallboard_arrives_with_its_figures_and_nothing_else(floor):
-    sim, server, manager = floor
+def test_a_kpi_only_wallboard_arrives_with_its_figures_and_nothing_else(still_floor):
+    sim, server, manager = still_floor
     kpis = manager.get(create_link(manager, "Lobby TV", ["kpis"])).text
     assert 'id="kpis"' in kpis and 'data-kind="available"' in kpis
     for absent in ('id="agent-', 'id="call-', 'class="wb-qa"', sim.agents()[0]["name"]):

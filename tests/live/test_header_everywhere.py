@@ -16,8 +16,7 @@ PERSON = "alexandra.montgomery"  # a long name: the one that wrapped
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     sim = start_simulator("--faults", "--seed", "7")
-    server = start_dashboard(sim, tmp_path_factory.mktemp("header"))
-    server.add_user(PERSON, "manager")
+    server = start_dashboard(sim, tmp_path_factory.mktemp("header"), people={PERSON: "manager"})
     yield sim, server
     server.stop()
     sim.stop()

@@ -19,9 +19,8 @@ OTHERS = ('<div id="alert-tray"', '<script id="chart-', '<p hidden id="why-src-'
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     sim = start_simulator("--agents", 200, "--events-per-second", 5, "--seed", 3)
-    server = start_dashboard(sim, tmp_path_factory.mktemp("late"))
+    server = start_dashboard(sim, tmp_path_factory.mktemp("late"), people={"sup": "supervisor"})
     try:
-        server.add_user("sup", "supervisor")
         yield server
         assert "Traceback" not in server.log()
     finally:

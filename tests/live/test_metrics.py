@@ -24,7 +24,7 @@ from dashboard.upstream.webhooks import signature
 
 
 def live_socket(server) -> RawSocket:
-    server.add_user("sup", "supervisor")
+    """A live-view socket of `sup`, whom the server was started with."""
     ws = RawSocket(server.url, "/ws/live/", ["Cookie: " + server.session_cookie("sup")])
     ws.text()
     return ws
@@ -71,7 +71,9 @@ def test_metrics_need_the_bearer_token_and_are_absent_without_one(
 
 
 def test_the_counters_move_with_the_feed_the_sockets_and_the_webhooks(simulator, tmp_path):
-    server = start_dashboard(simulator, tmp_path, {"METRICS_TOKEN": TOKEN})
+    server = start_dashboard(
+        simulator, tmp_path, {"METRICS_TOKEN": TOKEN}, people={"sup": "supervisor"}
+    )
     try:
         ws = live_socket(server)
         before = scrape(server.url)

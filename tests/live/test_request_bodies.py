@@ -22,7 +22,9 @@ LIMIT = 1024 * 1024  # the default REQUEST_BODY_MAX_BYTES
 def server(tmp_path_factory):
     sim = start_simulator("--faults", "--seed", 7)
     env = {"REQUEST_BODY_TIMEOUT_S": str(BODY_TIMEOUT_S)}
-    server = start_dashboard(sim, tmp_path_factory.mktemp("bodies"), env)
+    server = start_dashboard(
+        sim, tmp_path_factory.mktemp("bodies"), env, people={"watcher": "supervisor"}
+    )
     yield server
     server.stop()
     sim.stop()
@@ -137,7 +139,6 @@ def test_a_body_within_the_limit_reaches_the_dashboard(server):
 
 
 def test_an_open_websocket_outlives_the_body_timeout(server):
-    server.add_user("watcher", "supervisor")
     ws = RawSocket(
         server.url, "/ws/live/", ["Cookie: " + server.session_cookie("watcher")], timeout=15
     )

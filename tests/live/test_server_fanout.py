@@ -26,6 +26,7 @@ from dashboard.testing.simulator import start_simulator
 # Room for this module's readers (Python, on a loaded machine), none for a stalled socket.
 CAP = 512 * 1024
 CLOSE_AFTER_S = 4
+PEOPLE = {"sup": "supervisor"}  # every server here starts with them: `Live` signs in as sup
 AGENT = re.compile(r'<div id="agent-([^"]+)" class="agent"[^>]*? data-seq="(\d+)"')
 WHOLE_VIEW = '<div id="agents" class="agents">'
 
@@ -33,7 +34,6 @@ WHOLE_VIEW = '<div id="agents" class="agents">'
 class Live:
     def __init__(self, server):
         self.server = server
-        server.add_user("sup", "supervisor")
         self.cookie = "Cookie: " + server.session_cookie("sup")
 
     def socket(self, path="/ws/live/", **kwargs) -> RawSocket:
@@ -64,7 +64,7 @@ class Live:
 def live(tmp_path_factory):
     sim = start_simulator("--agents", 1000, "--events-per-second", 200, "--faults", "--seed", 7)
     env = {"FANOUT_BUFFER_CAP_BYTES": str(CAP), "FANOUT_BEHIND_CLOSE_S": str(CLOSE_AFTER_S)}
-    server = start_dashboard(sim, tmp_path_factory.mktemp("fanout"), env)
+    server = start_dashboard(sim, tmp_path_factory.mktemp("fanout"), env, people=PEOPLE)
     try:
         yield Live(server)
         assert "is gone" not in server.log()  # no internal the fan-out relies on is missing
@@ -228,7 +228,7 @@ def closed_with(ws: RawSocket) -> int:
 def test_a_restart_closes_sockets_with_1012(simulator, tmp_path):
     """htmx's websocket extension reconnects after 1012 (autobahn's `sendClose` refuses it,
     so Daphne's path raised and the sockets were dropped without a close frame)."""
-    server = start_dashboard(simulator, tmp_path)
+    server = start_dashboard(simulator, tmp_path, people=PEOPLE)
     try:
         ws = Live(server).socket()
         ws.text()
@@ -243,7 +243,7 @@ def test_a_production_web_worker_serves_with_the_same_server(tmp_path):
     the fan-out extension, body limits, and 1012 for its sockets when it stops."""
     port, database = free_port(), tmp_path / "web.sqlite3"
     env = {**os.environ, "REDIS_URL": "", "PORT": str(port)}
-    env["DATABASE_URL"] = migrated_sqlite(database)
+    env["DATABASE_URL"] = migrated_sqlite(database, PEOPLE)
     env.pop("DJANGO_SETTINGS_MODULE", None)
     url = f"http://127.0.0.1:{port}"
     server = DashboardServer(url, env, start_worker(env, port), database)

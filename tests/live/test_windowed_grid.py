@@ -19,10 +19,12 @@ TILES = """() => [...document.querySelectorAll('#agents .agent')]
 def windowed_live_view(sim, tmp_path, page):
     """A dashboard windowing from 100 agents, and Sam's live view of it with every agent
     counted."""
-    server = start_dashboard(sim, tmp_path, extra_env={"LIVE_WINDOW_FROM": "100"})
+    server = start_dashboard(
+        sim, tmp_path, extra_env={"LIVE_WINDOW_FROM": "100"}, people={"sam": "supervisor"}
+    )
     try:
         page.set_viewport_size({"width": 1000, "height": 700})
-        sign_in(page, server, server.add_user("sam", "supervisor"))
+        sign_in(page, server, "sam")
         page.wait_for_selector("#conn[data-state=live]")
         wait_for_js(page, f"document.getElementById('agents-shown').textContent === '{ALL}'")
         yield server

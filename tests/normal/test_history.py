@@ -31,9 +31,8 @@ def dashboard_on(sim_factory, tmp_path):
             "--seed", "5", "--agents", "30", "--zone", ZONE,
             "--history-days", str(history_days),
         )  # fmt: skip
-        server = start_dashboard(sim, tmp_path, {"TIME_ZONE": ZONE})
+        server = start_dashboard(sim, tmp_path, {"TIME_ZONE": ZONE}, people={"bob": "supervisor"})
         servers.append(server)
-        server.add_user("bob", "supervisor")
         return server, server.signed_in_client("bob")
 
     yield start

@@ -37,12 +37,10 @@ def served(sim_factory, tmp_path):
         return None
 
     database = tmp_path / "dashboard.sqlite3"
-    migrated_sqlite(database)
+    migrated_sqlite(database, {"bob": "supervisor", "alice": "manager"})
     whole = now.hour + now.minute // 15 / 4  # today's whole slots only: the live one is live
     write_sqlite(database, rows(ZoneInfo(ZONE), now, until=whole, shape=shape))
     server = start_dashboard(sim, tmp_path, {"TIME_ZONE": ZONE, "NORMAL_EVAL_S": "1"})
-    server.add_user("bob", "supervisor")
-    server.add_user("alice", "manager")
     yield sim, server, f"{since:02d}:00"
     server.stop()
 

@@ -51,11 +51,10 @@ def served(sim_factory, tmp_path):
         return slot(50) if weeks_ago == 0 else None
 
     database = tmp_path / "dashboard.sqlite3"
-    migrated_sqlite(database)
+    migrated_sqlite(database, {"bob": "supervisor"})
     whole = now.hour + now.minute // 15 / 4
     write_sqlite(database, rows(ZoneInfo(zone), now, until=whole, shape=busier))
     server = start_dashboard(sim, tmp_path, {"TIME_ZONE": zone})
-    server.add_user("bob", "supervisor")
     yield server
     server.stop()
 

@@ -200,12 +200,11 @@ def test_the_live_view_shows_the_queues_own_change_linked(sim_factory, tmp_path)
 
     sim = sim_factory("--seed", "3", "--agents", "20", "--zone", zone_name)
     database = tmp_path / "dashboard.sqlite3"
-    migrated_sqlite(database)
+    migrated_sqlite(database, {"bob": "supervisor"})
     whole = now.hour + now.minute // 15 / 4
     write_sqlite(database, rows(zone, now, until=whole, shape=shape))
     server = start_dashboard(sim, tmp_path, {"TIME_ZONE": zone_name, "NORMAL_EVAL_S": "1"})
     try:
-        server.add_user("bob", "supervisor")
         client = server.signed_in_client("bob")
 
         def panel():

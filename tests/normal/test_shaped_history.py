@@ -38,9 +38,8 @@ def shaped(sim_factory, tmp_path):
         )  # fmt: skip
         started = datetime.now(ZoneInfo(ZONE))
         env = {"TIME_ZONE": ZONE, "NORMAL_EVAL_S": "2"}
-        server = start_dashboard(sim, tmp_path, env)
+        server = start_dashboard(sim, tmp_path, env, people={"bob": "supervisor"})
         servers.append(server)
-        server.add_user("bob", "supervisor")
         return server.signed_in_client("bob"), started
 
     yield start

@@ -190,7 +190,8 @@ def test_each_of_the_five_events_arrives_from_the_simulated_tenant(sim_factory, 
         "--faults", "--webhook-url", f"http://127.0.0.1:{port}{URL}", "--webhook-secret", secret
     )
     sim.control("pause")
-    server = start_dashboard(sim, tmp_path, {"UPSTREAM_WEBHOOK_SECRETS": secret}, port=port)
+    env = {"UPSTREAM_WEBHOOK_SECRETS": secret}
+    server = start_dashboard(sim, tmp_path, env, port=port, people={"mia": "manager"})
     try:
         # Each event's own record, by its id: the tables also hold what the backfill read
         # of the calls the service completed before the dashboard started.
@@ -215,7 +216,7 @@ def test_each_of_the_five_events_arrives_from_the_simulated_tenant(sim_factory, 
 
         wait_until(lambda: all(recorded()), 15, "each event's record")
         assert recorded() == [1, 1, 1, 1, 1]
-        manager = server.signed_in_client(server.add_user("mia", "manager"))
+        manager = server.signed_in_client("mia")
         with sqlite3.connect(db) as conn:
             kind, score = conn.execute(
                 "select a.kind, s.score from quality_coachingalert a, quality_scorecard s"

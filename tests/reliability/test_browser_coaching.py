@@ -16,7 +16,7 @@ SECRET = "e2e-webhook-secret"
 
 
 @pytest.fixture
-def floor(sim_factory, tmp_path):
+def hooked_dashboard(sim_factory, tmp_path):
     port = free_port()
     sim = sim_factory(
         "--faults",
@@ -31,8 +31,8 @@ def floor(sim_factory, tmp_path):
     server.stop()
 
 
-def test_a_manager_acknowledges_and_resolves_an_alert_that_arrived_live(floor, page):
-    sim, server = floor
+def test_a_manager_acknowledges_and_resolves_an_alert_that_arrived_live(hooked_dashboard, page):
+    sim, server = hooked_dashboard
     sign_in(page, server, server.add_user("mia", "manager"))
     page.goto(f"{server.url}/coaching/")
     page.wait_for_selector("#conn[data-state=live]")

@@ -8,9 +8,9 @@ from dashboard.testing.servers import start_dashboard
 
 
 def test_a_page_whose_sign_in_ended_says_signed_out_after_a_restart(simulator, tmp_path, page):
-    server = start_dashboard(simulator, tmp_path)
+    server = start_dashboard(simulator, tmp_path, people={"sam": "supervisor"})
     try:
-        sign_in(page, server, server.add_user("sam", "supervisor"))
+        sign_in(page, server, "sam")
         page.wait_for_selector("#conn[data-state=live]")
         other = page.context.new_page()  # signs out in another tab; this page stays open
         other.goto(f"{server.url}/qa/")

@@ -44,12 +44,14 @@ class Floor:
 
 
 @pytest.fixture(scope="module")
-def floor(tmp_path_factory):
+def faulty_floor(tmp_path_factory):
     sim = start_simulator("--faults", "--seed", "11")
     server = None
     try:
-        server = start_dashboard(sim, tmp_path_factory.mktemp("faults"))
-        client = server.signed_in_client(server.add_user("sam", "supervisor"))
+        server = start_dashboard(
+            sim, tmp_path_factory.mktemp("faults"), people={"sam": "supervisor"}
+        )
+        client = server.signed_in_client("sam")
         yield Floor(sim, server, client)
         client.close()
     finally:
@@ -59,14 +61,14 @@ def floor(tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
-def healthy_after(floor):
+def healthy_after(faulty_floor):
     """Every fault leaves both processes up, the dashboard answering, and the log clean."""
     yield
-    assert floor.sim.process.running, floor.sim.log()
-    assert floor.server.process.running, floor.server.log()
-    assert httpx.get(f"{floor.server.url}/healthz", timeout=10).status_code == 200
-    log = floor.server.log()
-    for secret in (floor.sim.password, WEBHOOK_SECRET, JWT_HEADER):
+    assert faulty_floor.sim.process.running, faulty_floor.sim.log()
+    assert faulty_floor.server.process.running, faulty_floor.server.log()
+    assert httpx.get(f"{faulty_floor.server.url}/healthz", timeout=10).status_code == 200
+    log = faulty_floor.server.log()
+    for secret in (faulty_floor.sim.password, WEBHOOK_SECRET, JWT_HEADER):
         assert secret not in log
     assert "Traceback" not in log
 
@@ -77,25 +79,25 @@ def stale_then_live(socket: LiveSocket, timeout=60.0):
     socket.read_until(lambda v: v.upstream[-1][0] == "connected", timeout=timeout)
 
 
-def test_it_follows_the_floor_before_any_fault(floor):
-    view = matches_truth(floor.sim, floor.server, floor.client)
+def test_it_follows_the_floor_before_any_fault(faulty_floor):
+    view = matches_truth(faulty_floor.sim, faulty_floor.server, faulty_floor.client)
     assert len(view.agents) == 40
-    assert floor.ready() == 200
+    assert faulty_floor.ready() == 200
 
 
-def test_it_recovers_from_sockets_dropped_mid_stream(floor):
-    socket = floor.socket()
-    floor.sim.control("drop-sockets")
+def test_it_recovers_from_sockets_dropped_mid_stream(faulty_floor):
+    socket = faulty_floor.socket()
+    faulty_floor.sim.control("drop-sockets")
     stale_then_live(socket)
     socket.close()
-    matches_truth(floor.sim, floor.server, floor.client)
+    matches_truth(faulty_floor.sim, faulty_floor.server, faulty_floor.client)
 
 
 @pytest.mark.timeout(180)
-def test_it_says_stale_for_as_long_as_sockets_are_refused_then_recovers(floor):
-    socket = floor.socket()
-    floor.sim.control("refuse-sockets", seconds=OUTAGE_S)  # TEST_OUTAGE_S
-    floor.sim.control("drop-sockets")
+def test_it_says_stale_for_as_long_as_sockets_are_refused_then_recovers(faulty_floor):
+    socket = faulty_floor.socket()
+    faulty_floor.sim.control("refuse-sockets", seconds=OUTAGE_S)  # TEST_OUTAGE_S
+    faulty_floor.sim.control("drop-sockets")
     started = time.monotonic()
     socket.read_until(lambda v: any(state != "connected" for state, _ in v.upstream))
     for at in (
@@ -103,99 +105,99 @@ def test_it_says_stale_for_as_long_as_sockets_are_refused_then_recovers(floor):
         OUTAGE_S * 5 / 6,
     ):  # one arriving mid-outage is told too, as is /readyz
         let_pass(started + at - time.monotonic(), "to this moment of the outage")
-        assert current_view(floor.server, floor.client).upstream[-1][0] != "connected"
-        assert floor.ready() == 503
+        assert current_view(faulty_floor.server, faulty_floor.client).upstream[-1][0] != "connected"
+        assert faulty_floor.ready() == 503
     socket.read_until(lambda v: v.upstream[-1][0] == "connected", timeout=90)
     socket.close()
-    matches_truth(floor.sim, floor.server, floor.client)
+    matches_truth(faulty_floor.sim, faulty_floor.server, faulty_floor.client)
 
 
-def test_after_a_long_outage_the_next_drop_is_retried_at_once(floor):
+def test_after_a_long_outage_the_next_drop_is_retried_at_once(faulty_floor):
     """The reconnect backoff starts afresh once a session was live again: one drop after a
     long outage must not wait out the backoff the outage grew (8 s or more after 12 s of
     refusals, 15 s or more after 30 s), so it must be live again within OUTAGE_S / 2."""
-    socket = floor.socket()
-    floor.sim.control("drop-sockets")
+    socket = faulty_floor.socket()
+    faulty_floor.sim.control("drop-sockets")
     stale_then_live(socket, timeout=min(10, OUTAGE_S / 2))
     socket.close()
 
 
 @pytest.mark.parametrize(("status", "retry_after"), [(500, 0), (429, 1)])
-def test_it_rides_out_a_burst_of_rest_errors_during_a_reload(floor, status, retry_after):
-    socket = floor.socket()
-    floor.sim.control("rest-errors", status=status, seconds=3, retry_after=retry_after)
-    floor.sim.control("drop-sockets")  # the reconnect reloads over REST, into the errors
+def test_it_rides_out_a_burst_of_rest_errors_during_a_reload(faulty_floor, status, retry_after):
+    socket = faulty_floor.socket()
+    faulty_floor.sim.control("rest-errors", status=status, seconds=3, retry_after=retry_after)
+    faulty_floor.sim.control("drop-sockets")  # the reconnect reloads over REST, into the errors
     stale_then_live(socket)
     socket.close()
-    matches_truth(floor.sim, floor.server, floor.client)
+    matches_truth(faulty_floor.sim, faulty_floor.server, faulty_floor.client)
 
 
-def test_it_renews_when_every_access_token_expires(floor):
-    socket = floor.socket()
-    floor.sim.control("expire-access-tokens")
-    floor.sim.control("drop-sockets")  # the reconnect presents the expired token first
+def test_it_renews_when_every_access_token_expires(faulty_floor):
+    socket = faulty_floor.socket()
+    faulty_floor.sim.control("expire-access-tokens")
+    faulty_floor.sim.control("drop-sockets")  # the reconnect presents the expired token first
     stale_then_live(socket)
     socket.close()
-    matches_truth(floor.sim, floor.server, floor.client)
+    matches_truth(faulty_floor.sim, faulty_floor.server, faulty_floor.client)
 
 
-def test_it_signs_in_again_when_every_refresh_token_is_revoked(floor):
-    socket = floor.socket()
-    floor.sim.control("revoke-refresh-tokens")
-    floor.sim.control("expire-access-tokens")
-    floor.sim.control("drop-sockets")
+def test_it_signs_in_again_when_every_refresh_token_is_revoked(faulty_floor):
+    socket = faulty_floor.socket()
+    faulty_floor.sim.control("revoke-refresh-tokens")
+    faulty_floor.sim.control("expire-access-tokens")
+    faulty_floor.sim.control("drop-sockets")
     stale_then_live(socket)
     socket.close()
-    assert floor.logged("refresh token refused; signing in again")
-    matches_truth(floor.sim, floor.server, floor.client)
+    assert faulty_floor.logged("refresh token refused; signing in again")
+    matches_truth(faulty_floor.sim, faulty_floor.server, faulty_floor.client)
 
 
-def test_it_says_stale_while_the_auth_provider_is_down_then_recovers(floor):
-    socket = floor.socket()
-    floor.sim.control("auth-down", seconds=8)
-    floor.sim.control("expire-access-tokens")
-    floor.sim.control("revoke-refresh-tokens")
-    floor.sim.control("drop-sockets")
+def test_it_says_stale_while_the_auth_provider_is_down_then_recovers(faulty_floor):
+    socket = faulty_floor.socket()
+    faulty_floor.sim.control("auth-down", seconds=8)
+    faulty_floor.sim.control("expire-access-tokens")
+    faulty_floor.sim.control("revoke-refresh-tokens")
+    faulty_floor.sim.control("drop-sockets")
     socket.read_until(lambda v: any(state != "connected" for state, _ in v.upstream))
-    assert floor.logged("auth provider unavailable")
-    assert floor.ready() == 503
+    assert faulty_floor.logged("auth provider unavailable")
+    assert faulty_floor.ready() == 503
     socket.read_until(lambda v: v.upstream[-1][0] == "connected", timeout=60)
     socket.close()
-    matches_truth(floor.sim, floor.server, floor.client)
+    matches_truth(faulty_floor.sim, faulty_floor.server, faulty_floor.client)
 
 
-def test_it_reloads_on_a_skipped_seq(floor):
-    socket = floor.socket()
-    agent = floor.sim.agents()[1]["agentId"]
+def test_it_reloads_on_a_skipped_seq(faulty_floor):
+    socket = faulty_floor.socket()
+    agent = faulty_floor.sim.agents()[1]["agentId"]
     for status in ("offline", "paused"):  # the first sets the seq the second must follow
-        floor.sim.control("agent-status", agent_id=agent, status=status)
+        faulty_floor.sim.control("agent-status", agent_id=agent, status=status)
         socket.read_until(lambda v, status=status: v.agents[agent] == status)
         if status == "offline":
-            floor.sim.control("skip-seq")
-    assert floor.logged("seq gap")
+            faulty_floor.sim.control("skip-seq")
+    assert faulty_floor.logged("seq gap")
     socket.close()
-    matches_truth(floor.sim, floor.server, floor.client)
+    matches_truth(faulty_floor.sim, faulty_floor.server, faulty_floor.client)
 
 
-def test_it_skips_a_malformed_event_and_stays_live(floor):
-    socket = floor.socket()
-    floor.sim.control("malformed-event")
-    assert floor.logged("malformed agent.status event skipped")
-    agent = floor.sim.agents()[0]["agentId"]
-    status = "offline" if floor.sim.agents()[0]["status"] == "paused" else "paused"
-    floor.sim.control("agent-status", agent_id=agent, status=status)
+def test_it_skips_a_malformed_event_and_stays_live(faulty_floor):
+    socket = faulty_floor.socket()
+    faulty_floor.sim.control("malformed-event")
+    assert faulty_floor.logged("malformed agent.status event skipped")
+    agent = faulty_floor.sim.agents()[0]["agentId"]
+    status = "offline" if faulty_floor.sim.agents()[0]["status"] == "paused" else "paused"
+    faulty_floor.sim.control("agent-status", agent_id=agent, status=status)
     socket.read_until(lambda v: v.agents[agent] == status)  # the next event still gets through
     socket.close()
-    matches_truth(floor.sim, floor.server, floor.client)
+    matches_truth(faulty_floor.sim, faulty_floor.server, faulty_floor.client)
 
 
-def test_it_drops_another_organisations_event(floor):
-    floor.sim.control("pause")
+def test_it_drops_another_organisations_event(faulty_floor):
+    faulty_floor.sim.control("pause")
     try:
         let_pass(0.5, "the events sent before the pause arrive first")
-        floor.sim.control("foreign-event")
-        assert floor.logged("event of another organisation dropped")
+        faulty_floor.sim.control("foreign-event")
+        assert faulty_floor.logged("event of another organisation dropped")
     finally:
-        floor.sim.control("resume")
-    view = matches_truth(floor.sim, floor.server, floor.client)
-    assert set(view.agents) == {a["agentId"] for a in floor.sim.agents()}
+        faulty_floor.sim.control("resume")
+    view = matches_truth(faulty_floor.sim, faulty_floor.server, faulty_floor.client)
+    assert set(view.agents) == {a["agentId"] for a in faulty_floor.sim.agents()}

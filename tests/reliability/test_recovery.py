@@ -20,10 +20,10 @@ ARGS = ("--faults", "--seed", "13")
 
 
 @pytest.fixture
-def floor(tmp_path):
+def replaceable_service(tmp_path):
     sims = [start_simulator(*ARGS)]
-    server = start_dashboard(sims[0], tmp_path)
-    client = server.signed_in_client(server.add_user("sam", "supervisor"))
+    server = start_dashboard(sims[0], tmp_path, people={"sam": "supervisor"})
+    client = server.signed_in_client("sam")
     yield sims, server, client
     client.close()
     server.stop()
@@ -40,8 +40,8 @@ def live_again_after(socket: LiveSocket, back_at: float) -> float:
 
 
 @pytest.mark.timeout(150)
-def test_it_is_live_within_seconds_of_the_service_accepting_sockets_again(floor):
-    (sim,), server, client = floor
+def test_it_is_live_within_seconds_of_the_service_accepting_sockets_again(replaceable_service):
+    (sim,), server, client = replaceable_service
     socket = LiveSocket(server, client)
     socket.read_until(lambda v: v.upstream and v.upstream[-1][0] == "connected")
     back_at = time.monotonic() + OUTAGE_S
@@ -56,8 +56,8 @@ def test_it_is_live_within_seconds_of_the_service_accepting_sockets_again(floor)
 
 
 @pytest.mark.timeout(150)
-def test_it_is_live_within_seconds_of_a_restarted_service_answering(floor):
-    sims, server, client = floor
+def test_it_is_live_within_seconds_of_a_restarted_service_answering(replaceable_service):
+    sims, server, client = replaceable_service
     socket = LiveSocket(server, client)
     socket.read_until(lambda v: v.upstream and v.upstream[-1][0] == "connected")
     sims[0].stop()

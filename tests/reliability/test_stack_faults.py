@@ -19,9 +19,6 @@ from dashboard.testing.live_view import ReconnectingBrowser
 from dashboard.testing.processes import await_until, each_moment, wait_until
 from dashboard.testing.receiver import Receiver
 from dashboard.testing.servers import (
-    USER_PASSWORD,
-    dashboard_env,
-    manage,
     ready,
     session_cookie,
     signed_in_client,
@@ -65,6 +62,7 @@ def started(simulator, redis_url, database_url, ports, settings=None):
         ports,
         LIVE_HEARTBEAT_S=1,
         LIVE_STALE_AFTER_S=STALE_AFTER_S,
+        people={"alice": "manager"},  # the rules' author (watch_pauses)
         **(settings or {}),
     )
     workers = [f"http://127.0.0.1:{port}" for port in ports]
@@ -87,17 +85,17 @@ def receiver():
 @pytest.fixture
 def topology(simulator, store, postgres_url, ports, receiver):
     workers, processes = started(simulator, store.url, postgres_url, ports, alert_env(receiver))
-    watch_pauses(workers[0], simulator, store, postgres_url)
+    watch_pauses(workers[0], simulator)
     yield workers, processes, postgres_url
     for process in processes.values():
         process.stop()
 
 
-def watch_pauses(url, simulator, store, database_url):
+def watch_pauses(url, simulator):
     """Only the test moves agents, and one rule watches them: an agent paused for 2 s. No
     agent is paused before the rule, so its first alert is the one the fault's pause raises."""
     calm(simulator)
-    rules = Rules(client=manager_of(url, simulator, store, database_url))
+    rules = Rules(client=signed_in_client(url, "alice"))  # started() added her
     rules.delete_all()
     rules.add(PAUSED, "agent_paused", warn=2, hold_s=1, clear_s=1)
 
@@ -246,7 +244,7 @@ async def test_postgresql_stopped_for_10_s(simulator, store, database, ports, re
     alert that falls due meanwhile is posted to the chat webhook after it."""
     workers, processes = started(simulator, store.url, database.url, ports, alert_env(receiver))
     try:
-        watch_pauses(workers[0], simulator, store, database.url)
+        watch_pauses(workers[0], simulator)
         browsers = await browsers_on(workers)
         await settled(browsers)
         agent = sorted(sim_states(simulator))[0]
@@ -281,9 +279,3 @@ async def test_postgresql_stopped_for_10_s(simulator, store, database, ports, re
     finally:
         for process in processes.values():
             process.stop()
-
-
-def manager_of(url, simulator, store, database_url):
-    env = dashboard_env(simulator, database_url, REDIS_URL=store.url)
-    manage(env, "adduser", "alice", "--role", "manager", "--password", USER_PASSWORD)
-    return signed_in_client(url, "alice")

@@ -113,9 +113,9 @@ def counts(db):
 @pytest.mark.timeout(180)
 def test_a_flood_with_repeats_is_stored_and_processed_once_each(simulator, tmp_path):
     simulator.control("pause")
-    server = start_dashboard(simulator, tmp_path)
+    server = start_dashboard(simulator, tmp_path, people={"mia": "manager"})
     try:
-        manager = server.signed_in_client(server.add_user("mia", "manager"))
+        manager = server.signed_in_client("mia")
         coaching = LiveSocket(server, manager, path="/ws/coaching/")
         flood = deliveries(simulator.org_a)
         answers = asyncio.run(send_all(f"{server.url}/webhooks/service/", flood))

@@ -19,8 +19,9 @@ def served(tmp_path_factory):
     sim = start_simulator("--faults", "--seed", "7", "--speed", "10")
     server = None
     try:
-        server = start_dashboard(sim, tmp_path_factory.mktemp("replay"))
-        server.add_user("bob", "supervisor")
+        server = start_dashboard(
+            sim, tmp_path_factory.mktemp("replay"), people={"bob": "supervisor"}
+        )
         yield sim, server
     finally:
         if server:

@@ -20,9 +20,9 @@ def late_morning() -> str:
 def test_a_moment_before_the_recording_is_rebuilt_from_the_history(sim_factory, tmp_path):
     zone = late_morning()
     sim = sim_factory("--seed", "8", "--agents", "20", "--zone", zone, "--history-days", "35")
-    server = start_dashboard(sim, tmp_path, {"TIME_ZONE": zone})
+    server = start_dashboard(sim, tmp_path, {"TIME_ZONE": zone}, people={"bob": "supervisor"})
     try:
-        client = server.signed_in_client(server.add_user("bob", "supervisor"))
+        client = server.signed_in_client("bob")
         wait_until(lambda: "Floor replay" in client.get(f"{server.url}/replay/").text, 30, "a page")
         moment = datetime.now(UTC) - timedelta(hours=2)  # about 09:00 there: a busy floor
         page = client.get(f"{server.url}/replay/", params={"at": moment.isoformat()}).text

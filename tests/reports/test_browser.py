@@ -14,7 +14,8 @@ def served(sim_factory, tmp_path):
     hook = ("--webhook-url", f"http://127.0.0.1:{port}/webhooks/service/")
     secret = ("--webhook-secret", "e2e-webhook-secret")  # start_dashboard's secret
     sim = sim_factory("--faults", "--seed", "7", "--speed", "4", *hook, *secret)
-    server = start_dashboard(sim, tmp_path, {"UPSTREAM_REFRESH_INTERVAL_S": "1"}, port=port)
+    env = {"UPSTREAM_REFRESH_INTERVAL_S": "1"}
+    server = start_dashboard(sim, tmp_path, env, port=port, people={"bob": "supervisor"})
     yield sim, server
     server.stop()
 
@@ -31,7 +32,7 @@ def test_it_shows_campaigns_a_campaign_and_a_failed_pull_without_blanking(
     served, page, page_errors
 ):
     sim, server = served
-    sign_in(page, server, server.add_user("bob", "supervisor"))
+    sign_in(page, server, "bob")
     page.goto(f"{server.url}/campaigns/")
     page.wait_for_selector("#campaigns-table tbody tr >> nth=3")
     assert page.locator(".asof time").first.inner_text()  # "as of HH:MM:SS"
@@ -66,7 +67,7 @@ def test_it_shows_campaigns_a_campaign_and_a_failed_pull_without_blanking(
 
 def test_it_draws_the_floors_day_and_extends_it_live(served, page, page_errors):
     sim, server = served
-    sign_in(page, server, server.add_user("bob", "supervisor"))
+    sign_in(page, server, "bob")
     page.wait_for_selector(".chart[data-source=chart-calls] canvas", timeout=30000)
     page.wait_for_selector(".chart[data-source=chart-service] canvas")
     first = page.locator("#chart-calls").text_content()

@@ -31,8 +31,7 @@ def test_the_days_figures_survive_a_restart_and_a_crash(sim_factory, tmp_path):
     sim = sim_factory("--faults", "--seed", "3", "--speed", "20")
     # The inbound board reads the queues every 0.2 s: the service level settles that soon.
     zone = {**midday_zone(), "INBOUND_POLL_S": "0.2"}
-    server = start_dashboard(sim, tmp_path, zone)
-    server.add_user("bob", "supervisor")
+    server = start_dashboard(sim, tmp_path, zone, people={"bob": "supervisor"})
 
     def figures_at_truth():
         """The figures once the dashboard has counted every call the floor ended and the

@@ -14,8 +14,11 @@ from dashboard.testing.servers import start_dashboard
 
 @pytest.fixture(scope="module")
 def server(module_simulator, tmp_path_factory):
-    server = start_dashboard(module_simulator, tmp_path_factory.mktemp("figures"))
-    server.add_user("bob", "supervisor")
+    server = start_dashboard(
+        module_simulator,
+        tmp_path_factory.mktemp("figures"),
+        people={"bob": "supervisor", "alice": "manager"},
+    )
     yield server
     server.stop()
 
@@ -109,7 +112,7 @@ def test_a_long_table_downloads_from_the_database_through_daphne(server):
     """Rows read in chunks on worker threads while Daphne sends them: every row arrives,
     none as a formula, and nothing goes wrong in the server."""
     server.manage("shell", "-c", SEED_ALERTS)
-    client = server.signed_in_client(server.add_user("alice", "manager"))
+    client = server.signed_in_client("alice")
     with client.stream("GET", "/coaching/?format=csv&severity=warning") as r:
         assert r.status_code == 200 and r.headers["content-type"] == "text/csv; charset=utf-8"
         parts = list(r.iter_bytes())

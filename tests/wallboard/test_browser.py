@@ -46,7 +46,7 @@ OVERFLOW = """() => {
 
 
 @pytest.fixture(scope="module")
-def floor(tmp_path_factory):
+def busy_wallboard_floor(tmp_path_factory):
     """300 agents, webhooks on (QA and coaching figures), a Manager signed in over HTTP."""
     port = free_port()
     sim = start_simulator(
@@ -54,9 +54,11 @@ def floor(tmp_path_factory):
         "--webhook-url", f"http://127.0.0.1:{port}/webhooks/service/",
         "--webhook-secret", "e2e-webhook-secret",
     )  # fmt: skip
-    server = start_dashboard(sim, tmp_path_factory.mktemp("wallboard"), port=port)
+    server = start_dashboard(
+        sim, tmp_path_factory.mktemp("wallboard"), port=port, people={"mia": "manager"}
+    )
     try:
-        manager = server.signed_in_client(server.add_user("mia", "manager"))
+        manager = server.signed_in_client("mia")
         yield sim, server, manager
     finally:
         server.stop()
@@ -64,8 +66,8 @@ def floor(tmp_path_factory):
 
 
 @pytest.mark.parametrize("screen", SCREENS)
-def test_it_fits_300_agents_and_every_panel_on_the_screen(floor, browser, screen):
-    sim, server, manager = floor
+def test_it_fits_300_agents_and_every_panel_on_the_screen(busy_wallboard_floor, browser, screen):
+    sim, server, manager = busy_wallboard_floor
     width, height = SCREENS[screen]
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
@@ -90,8 +92,8 @@ def test_it_fits_300_agents_and_every_panel_on_the_screen(floor, browser, screen
     assert errors == [], errors[:5]
 
 
-def test_it_rotates_its_panels_on_the_link_interval(floor, page):
-    sim, server, manager = floor
+def test_it_rotates_its_panels_on_the_link_interval(busy_wallboard_floor, page):
+    sim, server, manager = busy_wallboard_floor
     page.goto(create_link(manager, "Rotating TV", ["kpis", "alerts"], rotation_s=5))
     title = "document.getElementById('wb-panel-title').textContent"
     wait_for_js(page, f"{title} === 'Key figures'")
@@ -105,8 +107,8 @@ def test_it_rotates_its_panels_on_the_link_interval(floor, page):
     assert page.locator(".wb-panel[data-panel=queues]").is_hidden()  # not on this link
 
 
-def test_it_tells_the_screen_when_its_link_is_revoked(floor, page):
-    sim, server, manager = floor
+def test_it_tells_the_screen_when_its_link_is_revoked(busy_wallboard_floor, page):
+    sim, server, manager = busy_wallboard_floor
     url = create_link(manager, "Front desk TV", ["kpis"])
     page.goto(url)
     wait_for_js(page, "document.getElementById('conn').dataset.state === 'live'")
@@ -120,8 +122,8 @@ def test_it_tells_the_screen_when_its_link_is_revoked(floor, page):
     assert "This wallboard link was revoked" in page.inner_text("body")
 
 
-def test_it_never_writes_a_kiosk_token_to_the_log(floor):
-    sim, server, manager = floor
+def test_it_never_writes_a_kiosk_token_to_the_log(busy_wallboard_floor):
+    sim, server, manager = busy_wallboard_floor
     valid = token_of(create_link(manager, "Log TV", ["kpis"]))
     revoked = token_of(create_link(manager, "Gone TV", ["kpis"]))
     revoke_newest(manager)

@@ -31,15 +31,18 @@ GROUPS = """() => {
 
 
 @pytest.fixture(scope="module")
-def floor(tmp_path_factory):
+def paused_fast_floor(tmp_path_factory):
     sim = start_simulator("--faults", "--agents", AGENTS, "--events-per-second", 150, "--seed", 5)
     sim.control("pause")
     # Any wait counts as far behind: how far a throttled page falls depends on the machine.
     server = start_dashboard(
-        sim, tmp_path_factory.mktemp("tv"), extra_env={"WALLBOARD_FAR_BEHIND_S": "1"}
+        sim,
+        tmp_path_factory.mktemp("tv"),
+        extra_env={"WALLBOARD_FAR_BEHIND_S": "1"},
+        people={"mia": "manager"},
     )
     try:
-        manager = server.signed_in_client(server.add_user("mia", "manager"))
+        manager = server.signed_in_client("mia")
         yield sim, server, manager
     finally:
         server.stop()
@@ -47,8 +50,8 @@ def floor(tmp_path_factory):
 
 
 @pytest.mark.timeout(600)
-def test_a_tv_that_falls_behind_says_so_then_shows_the_state(floor, browser):
-    sim, server, manager = floor
+def test_a_tv_that_falls_behind_says_so_then_shows_the_state(paused_fast_floor, browser):
+    sim, server, manager = paused_fast_floor
     url = create_link(manager, "Slow TV", ["agents"])
     context = browser.new_context(viewport={"width": 3840, "height": 2160})
     tv = context.new_page()

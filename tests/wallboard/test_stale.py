@@ -16,8 +16,8 @@ LIVE = "document.getElementById('conn').dataset.state === 'live'"
 def board(sim_factory, tmp_path, page):
     """A wallboard on a 40-agent floor; `servers` ends with whichever dashboard runs last."""
     sim = sim_factory("--faults", "--seed", "7")
-    servers = [start_dashboard(sim, tmp_path, {"BUILD_ID": "build-1"})]
-    manager = servers[0].signed_in_client(servers[0].add_user("mia", "manager"))
+    servers = [start_dashboard(sim, tmp_path, {"BUILD_ID": "build-1"}, people={"mia": "manager"})]
+    manager = servers[0].signed_in_client("mia")
     page.goto(create_link(manager, "Stale TV", ["kpis", "agents"], rotation_s=60))
     wait_for_js(page, LIVE)
     yield sim, servers
