@@ -10,6 +10,7 @@ import hashlib
 import os
 import shutil
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,6 +133,20 @@ class DashboardServer:
 
     def stop(self):
         self.process.stop()
+
+
+@contextmanager
+def dashboard_on(sim, *args, **kwargs):
+    """`start_dashboard(sim, ...)` for a fixture that owns both processes: on leaving, the
+    dashboard and the simulator stop (the simulator also when the dashboard did not start)."""
+    server = None
+    try:
+        server = start_dashboard(sim, *args, **kwargs)
+        yield server
+    finally:
+        if server:
+            server.stop()
+        sim.stop()
 
 
 def start_dashboard(

@@ -9,7 +9,7 @@ import pytest
 from dashboard.testing.browsers import screenshot, sign_in
 from dashboard.testing.links import create_link
 from dashboard.testing.processes import free_port, wait_until
-from dashboard.testing.servers import WEBHOOK_SECRET, start_dashboard
+from dashboard.testing.servers import WEBHOOK_SECRET, dashboard_on
 from dashboard.testing.simulator import start_simulator
 
 
@@ -18,20 +18,14 @@ def served(tmp_path_factory):
     port = free_port()
     hook = ("--webhook-url", f"http://127.0.0.1:{port}/webhooks/service/")
     sim = start_simulator("--faults", "--seed", "7", *hook, "--webhook-secret", WEBHOOK_SECRET)
-    server = None
-    try:
-        server = start_dashboard(
-            sim,
-            tmp_path_factory.mktemp("drill"),
-            {"UPSTREAM_PAGE_TIMEOUT_S": "1"},
-            port=port,
-            people={"bob": "supervisor", "mia": "manager"},
-        )
+    with dashboard_on(
+        sim,
+        tmp_path_factory.mktemp("drill"),
+        {"UPSTREAM_PAGE_TIMEOUT_S": "1"},
+        port=port,
+        people={"bob": "supervisor", "mia": "manager"},
+    ) as server:
         yield sim, server
-    finally:
-        if server:
-            server.stop()
-        sim.stop()
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 import pytest
 
 from dashboard.testing.processes import free_port
-from dashboard.testing.servers import WEBHOOK_SECRET, start_dashboard
+from dashboard.testing.servers import WEBHOOK_SECRET, dashboard_on
 from dashboard.testing.simulator import start_simulator
 
 
@@ -14,21 +14,15 @@ def served(tmp_path_factory):
     sim = start_simulator(
         "--faults", "--seed", "7", "--agents", "12", *hook, "--webhook-secret", WEBHOOK_SECRET
     )
-    server = None
-    try:
-        server = start_dashboard(
-            sim,
-            tmp_path_factory.mktemp("act"),
-            port=port,
-            people={
-                "mia": "manager",
-                "bob": "supervisor",
-                "sue": "supervisor",
-                "wally": "wallboard",
-            },
-        )
+    with dashboard_on(
+        sim,
+        tmp_path_factory.mktemp("act"),
+        port=port,
+        people={
+            "mia": "manager",
+            "bob": "supervisor",
+            "sue": "supervisor",
+            "wally": "wallboard",
+        },
+    ) as server:
         yield sim, server
-    finally:
-        if server:
-            server.stop()
-        sim.stop()

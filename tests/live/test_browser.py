@@ -6,7 +6,7 @@ import pytest
 
 from dashboard.testing.alerts import calm
 from dashboard.testing.browsers import screenshot, sign_in
-from dashboard.testing.servers import start_dashboard
+from dashboard.testing.servers import dashboard_on, start_dashboard
 from dashboard.testing.simulator import start_simulator
 
 XSS = "<img src=x onerror=alert(1)>"
@@ -18,16 +18,10 @@ def live_floor(tmp_path_factory):
     test moves agents of its own (or frees them first with `calm`), so none needs a fresh
     floor, and a start of both processes is seconds of CPU."""
     sim = start_simulator("--faults", "--seed", "7")
-    server = None
-    try:
-        server = start_dashboard(
-            sim, tmp_path_factory.mktemp("live-browser"), people={"sam": "supervisor"}
-        )
+    with dashboard_on(
+        sim, tmp_path_factory.mktemp("live-browser"), people={"sam": "supervisor"}
+    ) as server:
         yield sim, server
-    finally:
-        if server:
-            server.stop()
-        sim.stop()
 
 
 def test_it_shows_a_state_change_within_two_seconds(live_floor, page):

@@ -16,7 +16,7 @@ import pytest
 from dashboard.testing import OUTAGE_S
 from dashboard.testing.live_view import LiveSocket, current_view, matches_truth
 from dashboard.testing.processes import let_pass
-from dashboard.testing.servers import start_dashboard
+from dashboard.testing.servers import dashboard_on
 from dashboard.testing.simulator import start_simulator
 
 WEBHOOK_SECRET = "e2e-webhook-secret"  # what start_dashboard configures
@@ -46,18 +46,12 @@ class Floor:
 @pytest.fixture(scope="module")
 def faulty_floor(tmp_path_factory):
     sim = start_simulator("--faults", "--seed", "11")
-    server = None
-    try:
-        server = start_dashboard(
-            sim, tmp_path_factory.mktemp("faults"), people={"sam": "supervisor"}
-        )
+    with dashboard_on(
+        sim, tmp_path_factory.mktemp("faults"), people={"sam": "supervisor"}
+    ) as server:
         client = server.signed_in_client("sam")
         yield Floor(sim, server, client)
         client.close()
-    finally:
-        if server:
-            server.stop()
-        sim.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ import pytest
 
 from dashboard.testing.browsers import screenshot, sign_in, wait_for_js
 from dashboard.testing.processes import wait_until
-from dashboard.testing.servers import start_dashboard
+from dashboard.testing.servers import dashboard_on
 from dashboard.testing.simulator import start_simulator
 
 SHOWN = "document.querySelector('[data-live-at]').dataset.liveAt"
@@ -17,16 +17,10 @@ SHOWN = "document.querySelector('[data-live-at]').dataset.liveAt"
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     sim = start_simulator("--faults", "--seed", "7", "--speed", "10")
-    server = None
-    try:
-        server = start_dashboard(
-            sim, tmp_path_factory.mktemp("replay"), people={"bob": "supervisor"}
-        )
+    with dashboard_on(
+        sim, tmp_path_factory.mktemp("replay"), people={"bob": "supervisor"}
+    ) as server:
         yield sim, server
-    finally:
-        if server:
-            server.stop()
-        sim.stop()
 
 
 def moment(client, at=None) -> datetime:
