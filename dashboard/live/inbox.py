@@ -57,7 +57,11 @@ class Inbox:
         names = {x.id: x.name for x in campaigns}
         if names != self.campaign_names:
             self.campaign_names = names
-            self.merge(Changes(full=True))  # every call row names its campaign
+            # Every call row names its campaign, as does the tile of the agent on it: those
+            # are redrawn, not the whole view (a thousand tiles on each screen).
+            calls = self.state.calls
+            on_calls = {x.agent_id for x in calls.values() if x.agent_id in self.state.agents}
+            self.merge(Changes(agents=on_calls, calls=set(calls)))
         if campaigns != self.campaign_rows:
             self.campaign_rows = campaigns
             self.merge(Changes(board=True))

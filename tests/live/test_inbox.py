@@ -93,10 +93,18 @@ def test_the_ai_status_wakes_the_loop_only_when_it_changed(inbox, wakes):
     assert wakes.count == 2 and inbox.ai_enabled is False
 
 
-def test_a_campaigns_new_name_redraws_every_row_and_its_progress_only_the_board(inbox, wakes):
+def test_a_campaigns_new_name_redraws_every_call_and_its_progress_only_the_board(inbox, wakes):
+    events = Events()
+    for agent_id in ("a1", "a2"):
+        inbox.event(events.agent(0, agent_id, "available"))
+    inbox.event(events.started(1, "k1", "a1"))
+    inbox.event(events.started(2, "k2"))  # not yet answered by an agent
+    inbox.take()
     inbox.campaigns([CAMPAIGN])
     changes = inbox.take()
-    assert changes.full and changes.board  # each call row names its campaign
+    # Each call row names its campaign, and so does the tile of the agent on the call.
+    assert changes.calls == {"k1", "k2"} and changes.agents == {"a1"} and changes.board
+    assert not changes.full  # not every tile on every screen
     assert inbox.campaign_names == {"cmp-1": "Spring renewals"}
     inbox.campaigns([replace(CAMPAIGN, dialed_contacts=60)])
     changes = inbox.take()

@@ -63,7 +63,7 @@ def test_a_push_carries_only_the_tiles_that_changed_and_keeps_the_rest(view, sub
 
 def test_the_subscribers_parts_go_out_when_the_board_changed_and_only_then(view, subscriber):
     campaign = c.Campaign("cmp-1", "Spring renewals", "active", "predictive", 200, 50, 20, 5, T0)
-    view.inbox.campaigns([campaign])  # a new name: the whole view, the board with it
+    view.inbox.campaigns([campaign])  # a new name: its calls, and the board
     parts = view.render_changes(view.inbox.take())
     assert parts["board"] == '<p id="board">Spring renewals · 2 agents</p>'
     view.inbox.set_figures({"appointments_today": 3})  # the board may have changed; it did not
