@@ -38,6 +38,7 @@ SHORT_ABANDON_S = 5
 TRANSCRIBE_AFTER_S = 3.0
 MORNING_WAIT = 0.6  # the morning's mean wait, as a share of the queue's target
 MORNING_ABANDONS = 0.15  # callers who gave up, per answered call of the morning
+COUNTED = ("offered", "answered", "answered_within_target", "abandoned", "abandoned_within_5s")
 CALLERS = ["Alex Reid", "Sam Evans", "Jordan Hughes", "Morgan Lopez", "Riley Novak", "Casey Sato"]
 TRANSCRIPTS = [
     "Hi, I was charged twice this month, please call me back.",
@@ -203,7 +204,7 @@ class Inbound:
         offered. The truth a test compares the inbound pages with."""
         levels, weighted = {}, []
         for line in self.lines.values():
-            day = line.stats(since, at, until=at)
+            day = {k: v for k, v in line.stats(since, at, until=at).items() if k in COUNTED}
             counted = day["answered"] + day["abandoned"] - day["abandoned_within_5s"]
             sl = round(100 * day["answered_within_target"] / counted, 1) if counted else None
             levels[line.queue.id] = {"name": line.queue.name, "sl_pct": sl, **day}
