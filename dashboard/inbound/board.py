@@ -93,8 +93,8 @@ def floor_figures(board: dict) -> dict:
 
 
 def stored_day(day: datetime, until: datetime | None = None) -> dict:
-    """The day's slots (from `day`, before `until`) as the database keeps them, in `Day`'s
-    shape; each queue's counters as last pulled are what its slots add up to."""
+    """The day's baselines and slots (from `day`, before `until`) as the database keeps
+    them, in `Day`'s shape; each queue's counters as last pulled are what they add up to."""
     data = {"day": day.isoformat(), "last": {}, "slots": {}, "closed_calls": {}, "base": {}}
     bases = QueueBaseline.objects.filter(day__gte=day)
     for row in bases.filter(day__lt=until) if until else bases:
@@ -133,7 +133,7 @@ def chart_levels(day: datetime, slots: dict, since: datetime | None = None) -> d
     return {"today": slot_levels(slots), "last_week": slot_levels(before), "since": since}
 
 
-def store_grown(grown: list[tuple], based: list[tuple] = ()):
+def store_grown(grown: list[tuple], based: list[tuple]):
     """Write one pass's growth (`Day.grown`) and first reads (`Day.based`) at once: all of
     it or, failing, none. A baseline already written (by another bridge) stays."""
     with transaction.atomic():
@@ -155,8 +155,13 @@ class Day:
     def __init__(self, stored: dict | None, day: datetime):
         fresh = not stored or stored.get("day") != day.isoformat()
         self.day = day
-        self.data = {"day": day.isoformat(), "last": {}, "slots": {}, "closed_calls": {}}
-        self.data["base"] = {}
+        self.data = {
+            "day": day.isoformat(),
+            "last": {},
+            "slots": {},
+            "closed_calls": {},
+            "base": {},
+        }
         if not fresh:
             self.data.update(stored)
         self.grown: list[tuple] = []  # (queue id, slot start, open, counters grown)
