@@ -9,10 +9,12 @@ pass's reads and the live state, without reading the service.
 The service's figures cover the whole day. A queue's service level must leave out the
 minutes its schedule was closed, so each pass adds what the counters grew since the last
 one to the current 15-minute slot, to its open or to its closed part as the schedule
-stood at that pass. The slots are kept in the database (`QueueSlot`) and add up to the
-counters last pulled, so a restart goes on from them: the day so far stays where it was
-and nothing is counted twice. The first pass of a day puts what came before it in the
-slot it ran in.
+stood at that pass. The service gives totals since a time, never per 15 minutes, so the
+day's first pass keeps what came before it as the day's baseline (`QueueBaseline`), whole,
+in no slot: the queue's service level is the day's (baseline and open parts), and its day
+per 15 minutes starts at that pass. Slots and baseline are kept in the database and add up
+to the counters last pulled, so a restart goes on from them: the day so far stays where it
+was and nothing is counted twice.
 """
 
 import asyncio
@@ -35,7 +37,7 @@ from dashboard.upstream import contract as c
 from dashboard.upstream import inbound as up
 from dashboard.upstream.errors import NotOffered
 
-from .models import QueueSlot, add_grown
+from .models import QueueBaseline, QueueSlot, add_grown
 from .words import hours_text
 
 log = logging.getLogger("dashboard.inbound.board")
@@ -91,9 +93,14 @@ def floor_figures(board: dict) -> dict:
 
 
 def stored_day(day: datetime, until: datetime | None = None) -> dict:
-    """The day's slots (from `day`, before `until`) as the database keeps them, in `Day`'s
-    shape; each queue's counters as last pulled are what its slots add up to."""
-    data = {"day": day.isoformat(), "last": {}, "slots": {}, "closed_calls": {}}
+    """The day's baselines and slots (from `day`, before `until`) as the database keeps
+    them, in `Day`'s shape; each queue's counters as last pulled are what they add up to."""
+    data = {"day": day.isoformat(), "last": {}, "slots": {}, "closed_calls": {}, "base": {}}
+    bases = QueueBaseline.objects.filter(day__gte=day)
+    for row in bases.filter(day__lt=until) if until else bases:
+        counters = [getattr(row, k) for k in COUNTERS]
+        data["base"][row.queue_id] = {"at": row.read_at.isoformat(), "counters": counters}
+        data["last"][row.queue_id] = counters
     rows = QueueSlot.objects.filter(start__gte=day)
     for row in rows.filter(start__lt=until) if until else rows:
         counters = [getattr(row, k) for k in COUNTERS]
@@ -118,35 +125,59 @@ def slot_levels(slots: dict) -> dict[str, float]:
     return {start: sl for start, sl in levels.items() if sl is not None}
 
 
-def chart_levels(day: datetime, slots: dict) -> dict:
-    """Today's per-slot floor service level and the same weekday last week's (stored)."""
+def chart_levels(day: datetime, slots: dict, since: datetime | None = None) -> dict:
+    """Today's per-slot floor service level and the same weekday last week's (stored);
+    `since`: the slots start then, the calls before it being in no slot."""
     week_from, week_to = week_before(day.astimezone(zone()).date())
     before = stored_day(week_from, week_to)["slots"]
-    return {"today": slot_levels(slots), "last_week": slot_levels(before)}
+    return {"today": slot_levels(slots), "last_week": slot_levels(before), "since": since}
 
 
-def store_grown(grown: list[tuple]):
-    """Write one pass's growth (`Day.grown`) at once: all of it or, failing, none."""
+def store_grown(grown: list[tuple], based: list[tuple]):
+    """Write one pass's growth (`Day.grown`) and first reads (`Day.based`) at once: all of
+    it or, failing, none. A baseline already written (by another bridge) stays."""
     with transaction.atomic():
+        for queue_id, day, read_at, counters in based:
+            QueueBaseline.objects.get_or_create(
+                queue_id=queue_id,
+                day=day,
+                defaults={"read_at": read_at, **dict(zip(COUNTERS, counters, strict=True))},
+            )
         for queue_id, start, is_open, counters in grown:
             add_grown(queue_id, start, is_open, dict(zip(COUNTERS, counters, strict=True)))
 
 
 class Day:
-    """Each queue's counters as last pulled and its 15-minute slots, open and closed parts;
-    `grown` is what this pass added, for the database."""
+    """Each queue's counters as last pulled, its baseline (the counters at its day's first
+    read) and its 15-minute slots, open and closed parts; `grown` and `based` are what this
+    pass added, for the database."""
 
     def __init__(self, stored: dict | None, day: datetime):
         fresh = not stored or stored.get("day") != day.isoformat()
-        self.data = {"day": day.isoformat(), "last": {}, "slots": {}, "closed_calls": {}}
+        self.day = day
+        self.data = {
+            "day": day.isoformat(),
+            "last": {},
+            "slots": {},
+            "closed_calls": {},
+            "base": {},
+        }
         if not fresh:
             self.data.update(stored)
         self.grown: list[tuple] = []  # (queue id, slot start, open, counters grown)
+        self.based: list[tuple] = []  # (queue id, day, read at, counters)
 
     def add(self, figures: up.QueueFigures, is_open: bool, now: datetime) -> int:
-        """What grew since the last pass, into the current slot; the calls offered."""
+        """What grew since the last pass, into the current slot; the calls offered. The
+        day's first read after its first slot is the baseline, in no slot."""
         seen = [getattr(figures, k) for k in COUNTERS]
-        before = self.data["last"].get(figures.queue_id, [0] * len(COUNTERS))
+        if figures.queue_id not in self.data["last"]:
+            whole = slot_of(now) > self.day  # what came before has no slot of its own
+            base, at = (seen, now) if whole else ([0] * len(COUNTERS), self.day)
+            self.data["base"][figures.queue_id] = {"at": at.isoformat(), "counters": base}
+            self.data["last"][figures.queue_id] = base
+            self.based.append((figures.queue_id, self.day, at, base))
+        before = self.data["last"][figures.queue_id]
         self.data["last"][figures.queue_id] = seen
         grown = [max(0, a - b) for a, b in zip(seen, before, strict=True)]
         if not any(grown):
@@ -179,8 +210,31 @@ class Day:
             )
         return rows
 
+    def before(self, queue_id: str) -> dict | None:
+        """The baseline as a row of the day (None when nothing came before the first read)."""
+        base = self.data["base"].get(queue_id)
+        if not base or not any(base["counters"]):
+            return None
+        offered, answered, _, abandoned, short = base["counters"]
+        return {
+            "until": datetime.fromisoformat(base["at"]),
+            "offered": offered,
+            "answered": answered,
+            "abandoned": abandoned,
+            "short_abandoned": short,
+            "sl_pct": service_level(*_sl_args(base["counters"])),
+        }
+
+    def slots_since(self) -> datetime | None:
+        """When the day per 15 minutes starts, where calls came before it (the earliest
+        first read with something before it); None for a whole day."""
+        times = [self.before(q)["until"] for q in self.data["base"] if self.before(q)]
+        return min(times) if times else None
+
     def open_totals(self, queue_id: str) -> list[int]:
-        totals = [0] * 5
+        """The day's counters for its service level: the baseline (counted whole: the
+        service says nothing of its closed minutes) and the slots' open parts."""
+        totals = self.data["base"].get(queue_id, {}).get("counters", [0] * 5)
         for parts in self.data["slots"].get(queue_id, {}).values():
             totals = [a + b for a, b in zip(totals, parts["open"], strict=True)]
         return totals
@@ -379,11 +433,13 @@ class InboundBoard:
             if figures is not None:
                 schedule = by_schedule.get(queue.schedule_id or "")
                 day.add(figures, schedule.open_now if schedule else True, now)
-        if day.grown:
-            await database_sync_to_async(store_grown)(day.grown)
+        if day.grown or day.based:
+            await database_sync_to_async(store_grown)(day.grown, day.based)
         self.members = {a for q in queues for a in q.agent_ids}
         if queues:
-            levels = await database_sync_to_async(chart_levels)(since, day.data["slots"])
+            levels = await database_sync_to_async(chart_levels)(
+                since, day.data["slots"], day.slots_since()
+            )
             await cache.aset(QUEUE_SL_SLOTS_KEY, levels, None)
         elif "queues" in self.absent:  # the chart as without queues
             await cache.aset(QUEUE_SL_SLOTS_KEY, None, None)
@@ -414,6 +470,7 @@ class InboundBoard:
             "queues": rows,
             "floor_sl_pct": floor_service_level(rows),
             "slots": {q.id: day.slots(q.id) for q in queues},
+            "before": {q.id: day.before(q.id) for q in queues},
             "voicemail": voicemail_part(messages or [], names, now)
             if messages is not None
             else None,

@@ -1,6 +1,6 @@
 """The inbound pages' tables as CSV downloads (dashboard/shared/export.py)."""
 
-from dashboard.shared.export import csv_response
+from dashboard.shared.export import cell, csv_response
 
 
 def queues(rows: list[dict]):
@@ -32,7 +32,9 @@ def queue_day(context: dict):
     header = ["Slot start", "Offered", "Answered", "Abandoned", "Short abandons"]
     header += ["Offered while closed", "Service level % (open minutes)"]
     keys = ["start", "offered", "answered", "abandoned", "short_abandoned", "closed_offered"]
-    rows = ([s[k] for k in keys] + [s["sl_pct"]] for s in context["slots"])
+    rows = [[s[k] for k in keys] + [s["sl_pct"]] for s in context["slots"]]
+    if b := context.get("before"):  # the day before the first read, in no slot
+        rows.insert(0, [f"before {cell(b['until'])}", *(b[k] for k in keys[1:5]), "", b["sl_pct"]])
     return csv_response(f"queue-{context['queue_id'][:40]}", header, rows)
 
 

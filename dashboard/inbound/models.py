@@ -1,4 +1,5 @@
-"""What the inbound board keeps across restarts: each queue's day per 15 minutes."""
+"""What the inbound board keeps across restarts: each queue's day per 15 minutes, and what
+its counters held at the day's first read."""
 
 from django.db import models
 from django.db.models import F
@@ -32,3 +33,25 @@ def add_grown(queue_id: str, start, is_open: bool, grown: dict):
     missing, so two bridges in turn never lose each other's additions."""
     row, _ = QueueSlot.objects.get_or_create(queue_id=queue_id, start=start, open=is_open)
     QueueSlot.objects.filter(pk=row.pk).update(**{k: F(k) + v for k, v in grown.items()})
+
+
+class QueueBaseline(models.Model):
+    """A queue's counters at the first read of its day (`read_at`). The service gives totals
+    since a time, not per 15 minutes, so what came before a first read later than the
+    day's first slot stays here, whole, and is never put into the slot of that read; a
+    first read within the day's first slot leaves zeros here from the day's start. The
+    day's counters are this and its slots."""
+
+    queue_id = models.CharField(max_length=200)
+    day = models.DateTimeField()  # the day's start
+    read_at = models.DateTimeField()
+    offered = models.PositiveIntegerField(default=0)
+    answered = models.PositiveIntegerField(default=0)
+    within_target = models.PositiveIntegerField(default=0)
+    abandoned = models.PositiveIntegerField(default=0)
+    short_abandoned = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["queue_id", "day"], name="one_baseline_per_queue_day")
+        ]

@@ -17,6 +17,7 @@ EMPTY = {
     "queues": [],
     "floor_sl_pct": None,
     "slots": {},
+    "before": {},
     "voicemail": None,
     "notes": {},
 }
@@ -52,6 +53,7 @@ def queue_context(queue_id: str) -> dict:
         "queue_id": queue_id,
         "row": shown(row) if row else None,
         "slots": b["slots"].get(queue_id, []),
+        "before": b.get("before", {}).get(queue_id),
         "members": row.get("members", []) if row else [],
         "notes": b["notes"],
         "at": b["at"],

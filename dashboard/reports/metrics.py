@@ -129,6 +129,8 @@ def floor_charts(since: datetime, now: datetime) -> dict:
         sl_then = [service_level_pct(r) if r else None for r in old]
     else:
         sl_label = "Service level % (each queue's own target)"
+        if own.get("since"):  # the calls before the first read are in no slot
+            sl_label += f" from {own['since'].astimezone(zone()):%H:%M}"
         sl_figure = None
         sl_today = [own["today"].get(x.isoformat()) for x in xs]
         day = since.astimezone(zone()).date()

@@ -291,7 +291,9 @@ FIGURES = {
         "(`service_level_goal_pct`), red below it",
         "today, open minutes only; per 15 minutes on the queue's page",
         f"{QUEUE_STATS}: the growth between two reads goes to the 15-minute slot of the "
-        "later read, open or closed as `GET /schedules` `openNow` said then",
+        "later read, open or closed as `GET /schedules` `openNow` said then; the service "
+        "gives totals since a time, so what its counters held at the dashboard's first read "
+        "of the day counts whole, in no slot (the day per 15 minutes starts at that read)",
     ),
     "queue_calls": Figure(
         INBOUND,

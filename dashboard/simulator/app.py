@@ -85,7 +85,7 @@ class Simulator:
             ORG_B: ContactCentre(ORG_B, options.seed, 12, start),
         }
         self.inbound = {
-            org: Inbound(f"{options.seed}:{org}", centre.queues, centre.agents, start)
+            org: Inbound(f"{options.seed}:{org}", centre.queues, centre.agents, start, options.zone)
             for org, centre in self.centres.items()
         }
         shapes.pause_team(options.history_shape, self.centres[ORG_A], ZoneInfo(options.zone), start)
@@ -95,6 +95,8 @@ class Simulator:
                 centre, options.seed, options.zone, start, options.history_days, shape
             )
             centre.past.day(centre.past.start_day)
+        for org, centre in self.centres.items():  # today's queue calls before the start
+            self.inbound[org].morning(centre.past.day(centre.past.start_day).calls, start)
         self.seq = {ORG_A: 0, ORG_B: 0}
         self.deliveries = Deliveries()
         if options.webhook_url and options.webhook_secret:
@@ -780,7 +782,10 @@ class Simulator:
             at = history.parse_time(data.get("at")) or time.time()
         except ValueError:
             raise error(400, "bad_request", "at must be an ISO 8601 time with a zone") from None
-        return history.day_figures(self.centres[ORG_A].past, at)
+        figures = history.day_figures(self.centres[ORG_A].past, at)
+        inbound = self.inbound[ORG_A]
+        figures["inbound"] = inbound.service_levels(inbound.start_of_day(at), at)
+        return figures
 
     async def control_pause(self, data):
         self.paused = True

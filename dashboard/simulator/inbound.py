@@ -6,6 +6,11 @@ The floor model (model.py) puts callers in the queues and answers them; `step` c
 what it did (arrivals, answers with their waits), lets waiting callers abandon, sends a
 queue's overflow and every caller of a closed queue to voicemail, and transcribes each
 message a few seconds after it arrives. Draws come from a generator of its own.
+
+Today before the simulator started has its queue calls too (`morning`): each inbound call
+of the past's today (history.py) was answered from a queue after a wait, and some callers
+gave up, drawn from the seed, so `GET /inbound/queues/{id}/stats?since=` the start of the
+day counts the whole day, as the service's would.
 """
 
 import random
@@ -14,6 +19,7 @@ import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 from .clock import iso
 from .model import Queue
@@ -30,6 +36,9 @@ ABANDON_RATE = 0.004  # per waiting caller per second
 CLOSED_CALLS = 0.02  # callers per second trying a closed queue (they leave a message)
 SHORT_ABANDON_S = 5
 TRANSCRIBE_AFTER_S = 3.0
+MORNING_WAIT = 0.6  # the morning's mean wait, as a share of the queue's target
+MORNING_ABANDONS = 0.15  # callers who gave up, per answered call of the morning
+COUNTED = ("offered", "answered", "answered_within_target", "abandoned", "abandoned_within_5s")
 CALLERS = ["Alex Reid", "Sam Evans", "Jordan Hughes", "Morgan Lopez", "Riley Novak", "Casey Sato"]
 TRANSCRIPTS = [
     "Hi, I was charged twice this month, please call me back.",
@@ -109,8 +118,8 @@ class Line:
             },
         }
 
-    def stats(self, since: float, now: float) -> dict:
-        rows = [r for r in self.records if r[0] >= since]
+    def stats(self, since: float, now: float, until: float | None = None) -> dict:
+        rows = [r for r in self.records if since <= r[0] and (until is None or r[0] < until)]
         answered = [w for _, kind, w in rows if kind == "answered"]
         abandoned = [w for _, kind, w in rows if kind == "abandoned"]
         waiting = self.queue.waiting
@@ -128,7 +137,9 @@ class Line:
 
 
 class Inbound:
-    def __init__(self, seed: str, queues: dict, agents: dict, start: float):
+    def __init__(self, seed: str, queues: dict, agents: dict, start: float, zone: str = "UTC"):
+        self.seed = seed
+        self.tz = ZoneInfo(zone)  # the organisation's days
         self.rng = random.Random(f"inbound:{seed}")
         self._ids = random.Random(f"inbound-ids:{seed}")
         self.queues = queues
@@ -156,8 +167,52 @@ class Inbound:
     def uid(self) -> str:
         return str(uuid.UUID(int=self._ids.getrandbits(128), version=4))
 
-    def start_of_day(self) -> float:
-        return self.now - self.now % 86400
+    def start_of_day(self, at: float | None = None) -> float:
+        day = datetime.fromtimestamp(self.now if at is None else at, self.tz).date()
+        return datetime.combine(day, datetime.min.time(), self.tz).timestamp()
+
+    def morning(self, calls: list[dict], start: float):
+        """Today's queue calls before `start`: each inbound call of the past's today
+        (`calls`, REST rows) answered from a queue open then (its agent's ring group's when
+        it can) after a wait, and after some of them a caller who gave up."""
+        rng = random.Random(f"inbound-morning:{self.seed}")
+        day = self.start_of_day(start)
+        for row in calls:
+            answered_at = datetime.fromisoformat(row["started_at"]).timestamp()
+            if row["direction"] != "inbound" or not row["agent_id"] or answered_at >= start:
+                continue
+            lines = [x for x in self.lines.values() if x.schedule.open_at(answered_at)]
+            own = [x for x in lines if row["agent_id"] in x.agent_ids]
+            if not lines:
+                continue
+            line = rng.choice(own or lines)
+            wait = min(rng.expovariate(1 / (MORNING_WAIT * line.target_s)), answered_at - day)
+            line.records += [(answered_at - wait, "offered", 0), (answered_at, "answered", wait)]
+            if rng.random() < MORNING_ABANDONS:
+                arrived = max(day, answered_at - rng.uniform(0, 600))
+                gave_up = rng.expovariate(1 / 40)
+                if arrived + gave_up < start and line.schedule.open_at(arrived):
+                    line.records.append((arrived, "offered", 0))
+                    line.records.append((arrived + gave_up, "abandoned", gave_up))
+        for line in self.lines.values():
+            line.records.sort(key=lambda r: r[0])
+
+    def service_levels(self, since: float, at: float) -> dict:
+        """Each queue's service level over [since, at) and the floor's, by the dashboard's
+        formulas (metrics doc): answered within the target ÷ (answered + abandoned −
+        abandoned under 5 s); the floor's the queues' own, rounded, weighted by calls
+        offered. The truth a test compares the inbound pages with."""
+        levels, weighted = {}, []
+        for line in self.lines.values():
+            day = {k: v for k, v in line.stats(since, at, until=at).items() if k in COUNTED}
+            counted = day["answered"] + day["abandoned"] - day["abandoned_within_5s"]
+            sl = round(100 * day["answered_within_target"] / counted, 1) if counted else None
+            levels[line.queue.id] = {"name": line.queue.name, "sl_pct": sl, **day}
+            if sl is not None:
+                weighted.append((sl, day["offered"]))
+        total = sum(n for _, n in weighted)
+        floor = round(sum(sl * n for sl, n in weighted) / total, 1) if total else None
+        return {"queues": levels, "floor_sl_pct": floor}
 
     def line(self, wanted) -> Line | None:
         return next((x for x in self.lines.values() if wanted in (x.queue.id, x.queue.name)), None)

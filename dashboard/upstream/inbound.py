@@ -219,6 +219,8 @@ async def queues(rest: RestClient) -> list[InboundQueue]:
 
 
 async def figures(rest: RestClient, queue_id: str, since: datetime) -> QueueFigures:
+    """The queue's totals from `since` to now: the service offers no end to the period and
+    nothing per 15 minutes, and the history's calls carry no queue."""
     path = f"/inbound/queues/{quote(queue_id, safe='')}/stats"
     body = await _offered(rest, path, "inbound queues", since=_iso(since))
     return parse_figures(queue_id, body)

@@ -1,7 +1,9 @@
-"""A dashboard started in the middle of a lived-in day: within 30 s its day figures and
-each agent's time in each state equal the simulator's own history, last week is there to
-compare with, and a restart counts nothing twice."""
+"""A dashboard started in the middle of a lived-in day: within 30 s its day figures, each
+queue's and the floor's service level, and each agent's time in each state equal the
+simulator's own history, last week is there to compare with, and a restart counts nothing
+twice."""
 
+import json
 import re
 from datetime import UTC, datetime
 from html import unescape
@@ -10,6 +12,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from dashboard.testing.inbound import csv_rows
 from dashboard.testing.live_view import LiveSocket, current_kpis
 from dashboard.testing.processes import free_port, wait_until
 from dashboard.testing.servers import WEBHOOK_SECRET, start_dashboard
@@ -130,6 +133,57 @@ def matches_truth(sim, server, client, aht_s=1, occupancy=0.1):
     return kpis, after
 
 
+SL = "Service level % (within target ÷ answered + abandoned − short, open minutes)"
+FLOOR_SL = re.compile(r'id="floor-sl">([\d.]+)%')
+
+
+def inbound_shown(server, client) -> dict:
+    """Each queue's service level and day per 15 minutes (the "before" row too) as the
+    pages show them, and the floor's."""
+    queues = {
+        r["Queue id"]: {
+            "sl_pct": float(r[SL]) if r[SL] else None,
+            "day": csv_rows(client, f"{server.url}/queues/{r['Queue id']}/"),
+        }
+        for r in csv_rows(client, f"{server.url}/queues/")
+    }
+    floor = FLOOR_SL.search(client.get(f"{server.url}/queues/").text)
+    return {"queues": queues, "floor_sl_pct": floor and float(floor.group(1))}
+
+
+def day_sums(rows: list[dict]) -> tuple[int, int, int]:
+    """Offered, answered and abandoned over a queue's day as its page lists it."""
+    return tuple(sum(int(r[k]) for r in rows) for k in ("Offered", "Answered", "Abandoned"))
+
+
+def service_level_matches(sim, server, client):
+    """The inbound pages against the simulator's truth (None: not yet): each queue's and
+    the floor's service level, and each queue's day, before and per 15 minutes, adding up to
+    the service's day (nothing lost, nothing twice)."""
+    truth = sim.control("day-figures")["inbound"]
+    shown = inbound_shown(server, client)
+    if shown["floor_sl_pct"] != truth["floor_sl_pct"] or set(shown["queues"]) != set(
+        truth["queues"]
+    ):
+        return None
+    for queue_id, want in truth["queues"].items():
+        got = shown["queues"][queue_id]
+        counted = (want["offered"], want["answered"], want["abandoned"])
+        if got["sl_pct"] != want["sl_pct"] or day_sums(got["day"]) != counted:
+            return None
+    return shown, truth
+
+
+def before_rows(day: list[dict]) -> list[dict]:
+    """A queue's day's "before" row (the day before the dashboard's first read), if any."""
+    return [r for r in day if r["Slot start"].startswith("before ")]
+
+
+def said_inbound(sim, server, client) -> str:
+    truth = sim.control("day-figures")["inbound"]
+    return f"truth {truth}; the dashboard showed {inbound_shown(server, client)}"
+
+
 def said(sim, server, client) -> str:
     truth = {k: v for k, v in sim.control("day-figures").items() if k != "agents"}
     shown = current_kpis(server, client)
@@ -151,6 +205,28 @@ def test_the_day_from_the_first_minute_equals_the_services_history(tenant_with_p
     )
     assert truth["completed"] > 20  # a lived-in morning, not a few minutes
     assert "no data" not in kpis.get("vs", "")
+    # Service level: the day's, morning included, each queue's and the floor's.
+    shown, levels = wait_until(
+        lambda: service_level_matches(sim, server, client),
+        30,
+        lambda: said_inbound(sim, server, client),
+    )
+    assert levels["floor_sl_pct"] is not None
+    assert sum(q["offered"] for q in levels["queues"].values()) > 20  # the queues' morning
+    for queue in shown["queues"].values():
+        # The morning is the "before" row, never the slot of the first read.
+        before = before_rows(queue["day"])
+        slots = [r for r in queue["day"] if r not in before]
+        assert len(before) == 1 and int(before[0]["Offered"]) > 0, queue["day"]
+        assert all(int(r["Offered"]) < int(before[0]["Offered"]) for r in slots), queue["day"]
+    # The floor's chart per 15 minutes says where its slots start.
+    first_read = datetime.fromisoformat(before[0]["Slot start"].removeprefix("before "))
+    chart = re.search(
+        r'<script id="chart-service" type="application/json">(.*?)</script>',
+        client.get(f"{server.url}/").text,
+    )
+    labels = [x["label"] for x in json.loads(chart.group(1))["series"]]
+    assert f"Service level % (each queue's own target) from {first_read:%H:%M}" in labels, labels
     # Each agent's time in each state, as the agent's page shows it (to the second).
     agents = list(truth["agents"])[:6]
     for agent_id in agents:
@@ -183,6 +259,11 @@ def test_a_restart_mid_day_counts_nothing_twice(tenant_with_past):
     client = server.signed_in_client("bob")
     sim.control("pause")
     wait_until(lambda: matches_truth(sim, server, client), 30, lambda: said(sim, server, client))
+    first, _ = wait_until(
+        lambda: service_level_matches(sim, server, client),
+        30,
+        lambda: said_inbound(sim, server, client),
+    )
     sim.control("resume")
     server.stop()
     # While it is away, calls end (their webhooks fail and are retried) and agents move on.
@@ -205,6 +286,15 @@ def test_a_restart_mid_day_counts_nothing_twice(tenant_with_past):
             f"; the dashboard said {current_kpis(server, client)}"
         ),
     )
+    # The queues' day too: the morning read before the restart stays where it was, and what
+    # came while the dashboard was away is counted once.
+    again, _ = wait_until(
+        lambda: service_level_matches(sim, server, client),
+        30,
+        lambda: said_inbound(sim, server, client),
+    )
+    for queue_id, queue in first["queues"].items():
+        assert before_rows(again["queues"][queue_id]["day"]) == before_rows(queue["day"])
 
 
 def test_figures_being_filled_say_so_instead_of_a_wrong_number(tenant_with_past):
