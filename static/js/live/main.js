@@ -14,7 +14,7 @@
  */
 import "./csrf.js";
 import { messageArrived, socketClosed, socketOpened } from "./freshness.js";
-import { adoptRenderedTiles, applyFilters, followFilterForm } from "./grid.js";
+import { adoptRenderedTiles, applyFilters, followFilterForm, tidyGrid } from "./grid.js";
 import { framePaint, pageNow, socketElt } from "./page.js";
 import { applyNow, receive, tickSoon } from "./painting.js";
 import { showClock, tick } from "./ticker.js";
@@ -47,7 +47,7 @@ document.body.addEventListener("htmx:oobErrorNoTarget", (e) => {
 watch(document.querySelector("main") || document.body, pageNow());
 adoptRenderedTiles();
 applyFilters();
-followFilterForm(tick);
+followFilterForm(tidyGrid); // the grid drawn and counted again; the timers wait for the tick
 tick();
 showClock();
 setInterval(() => {
