@@ -9,7 +9,7 @@
  * as the page scrolls; filters, search and sort go over all of them. Its tiles that do not
  * pass the filters are left out of the page, not hidden. */
 import { config, pageNow } from "./page.js";
-import { observeTimers, unobserveTimers } from "./timers.js";
+import { observeTimers, unobserveTimers, watch } from "./timers.js";
 
 const STATE_ORDER = Object.keys(config.states);
 const SORT_PACE = 8; // a sort's pass may take at most an eighth of the time until the next
@@ -25,12 +25,14 @@ let domSortDue = true; // the tiles' order in the page, not only on screen (sort
 let nextSortAt = 0;
 let sortedInPass = false;
 const MARGIN_ROWS = 4; // rows kept in the page above and below the view
+const SPARE_ROWS = 1; // the window is drawn again once fewer of its margin's rows are left
 let kept = null; // a windowed grid's tiles by id, in the page or not; else null
 let ordered = []; // a windowed grid's tiles in sort order, kept while no key changes
 let orderDue = true;
 let shown = []; // of those, the ones that pass the filters
 let drawDue = false;
 let geometry = null; // a windowed grid's columns and row height, until its layout changes
+let drawn = null; // the rows in the page, [first, last), of which `shown` list
 let drawing = () => {}; // brings a tile up to date before it is drawn (painting.js)
 
 export function grid() {
@@ -65,9 +67,11 @@ export function dropTile(tile) {
   countDirty = orderDue = true;
 }
 
-// A grid arrived whole (`fresh`): windowed from `window_from` tiles. The tiles of the one
-// it replaces, which the page may not hold, are handed back (their timers are forgotten).
-export function adoptGrid(fresh) {
+// A grid arrived whole (`fresh`): windowed from `window_from` tiles, whose timers are
+// watched here, out of the page (the page watches another grid's with the page). The tiles
+// of the one it replaces, which the page may not hold, are handed back (their timers are
+// forgotten).
+export function adoptGrid(fresh, now) {
   const before = kept ? [...kept.values()] : [];
   kept = null;
   orderDue = true;
@@ -75,7 +79,7 @@ export function adoptGrid(fresh) {
   if (fresh.childElementCount >= config.window_from) {
     kept = new Map([...fresh.children].map((tile) => [tile.id, tile]));
     fresh.replaceChildren(); // drawn by the next sort, never laid out all at once
-    for (const tile of kept.values()) unobserveTimers(tile); // observed again when drawn
+    for (const tile of kept.values()) watch(tile, now); // observed once drawn
   }
   for (const tile of tiles()) adoptTile(tile);
   return before;
@@ -204,7 +208,7 @@ export function adoptTile(tile, oldKey) {
 // The tiles the server rendered into the page.
 export function adoptRenderedTiles() {
   const g = grid();
-  if (g) adoptGrid(g);
+  if (g) adoptGrid(g, pageNow());
   tileAdded = false;
 }
 
@@ -226,19 +230,37 @@ function measure(g) {
   return found;
 }
 
+// A scroll redraws the window only when the view comes within SPARE_ROWS of its edge,
+// then a few rows at once: most frames of a scroll change nothing in the page, so they
+// need no style, layout or paint of their own.
 function drawWindow() {
   const g = grid();
   if (!g || !kept) return;
-  const { cols, gap, rowHeight } = geometry || measure(g);
+  const measured = geometry || measure(g);
+  const { cols, gap, rowHeight } = measured;
   const rows = Math.ceil(shown.length / cols);
   let first = 0;
   let last = rows;
   if (rowHeight) {
     const top = g.getBoundingClientRect().top; // row 0's top, whatever is in the page
     const clamp = (row, low) => Math.max(low, Math.min(row, rows - 1));
-    first = clamp(Math.floor(-top / rowHeight) - MARGIN_ROWS, 0);
-    last = clamp(Math.ceil((innerHeight - top) / rowHeight) + MARGIN_ROWS, first - 1) + 1;
+    const viewFirst = clamp(Math.floor(-top / rowHeight), 0);
+    const viewLast = clamp(Math.ceil((innerHeight - top) / rowHeight), viewFirst - 1) + 1;
+    const d = drawn;
+    if (
+      d?.shown === shown &&
+      d.geometry === measured &&
+      (d.first === 0 || viewFirst - SPARE_ROWS >= d.first) &&
+      (d.last === rows || viewLast + SPARE_ROWS <= d.last) &&
+      viewFirst >= d.first &&
+      viewLast <= d.last
+    ) {
+      return;
+    }
+    first = clamp(viewFirst - MARGIN_ROWS, 0);
+    last = clamp(viewLast - 1 + MARGIN_ROWS, first - 1) + 1;
   }
+  drawn = { shown, geometry: measured, first, last };
   const slice = shown.slice(first * cols, last * cols);
   // The rows above the window are padding; the grid keeps the height of all its rows.
   setStyle(g, "paddingTop", `${first * rowHeight}px`);

@@ -43,9 +43,10 @@ document.body.addEventListener("htmx:oobErrorNoTarget", (e) => {
   }
 });
 
-// The floor as the server rendered it: its tiles and timers, adopted once.
-watch(document.querySelector("main") || document.body, pageNow());
+// The floor as the server rendered it: its tiles and timers, adopted once (a windowed
+// grid's first: its tiles leave the page before the page's timers are watched).
 adoptRenderedTiles();
+watch(document.querySelector("main") || document.body, pageNow());
 applyFilters();
 followFilterForm(tidyGrid); // the grid drawn and counted again; the timers wait for the tick
 tick();

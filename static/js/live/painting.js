@@ -166,11 +166,11 @@ function place(elt, now) {
     if (isTile) adoptTile(elt);
     if (!(isTile && keepTile(elt))) list.appendChild(elt); // a windowed grid draws it
   }
-  watch(elt, now);
   if (elt.id === "agents") {
     outOfPage.clear(); // older than the grid
-    for (const tile of adoptGrid(elt)) forget(tile); // the replaced grid's
+    for (const tile of adoptGrid(elt, now)) forget(tile); // the replaced grid's
   }
+  watch(elt, now);
   if (!isTile) swapped(elt, old); // its scripts first: they show the controls it may focus
   refocus(elt, at);
 }
