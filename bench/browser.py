@@ -19,39 +19,56 @@ from dataclasses import dataclass
 
 from dashboard.testing.browsers import CHROMIUM, CHROMIUM_ARGS
 
-PROBE = """
-(() => {
-  const emitted = new Map();   // "agent:seq" -> emitted ms, tiles seen, not yet painted
-  const pending = [];          // [emittedMs, frameAtMutation, inRender]
-  const paints = [];           // ms from emitted to painted
-  let frame = 0, rendering = false, measuring = false, frames = 0, longMs = 0, longN = 0;
+# The page's frames, and when a change is painted: a change made inside a frame's rendering
+# steps is painted in that frame, else in the next; it is counted in the first task after
+# that frame. `paintClock(onFrame, onPainted)` returns `changed(item)`, which hands `item`
+# and the time (epoch ms) to `onPainted` once painted. Both probes start with it.
+PAINT_CLOCK = """
+function paintClock(onFrame, onPainted) {
+  const pending = [];  // [frameAtChange, inRender, item]
+  let frame = 0, rendering = false;
   const after = new MessageChannel();
   after.port1.onmessage = () => {
     rendering = false;
     const now = Date.now();
     for (let i = pending.length - 1; i >= 0; i -= 1) {
-      const [at, f, inRender] = pending[i];
+      const [f, inRender, item] = pending[i];
       if (inRender || f < frame) {
-        if (measuring) paints.push(now - at);
+        onPainted(item, now);
         pending.splice(i, 1);
       }
     }
   };
   function loop() {
     frame += 1;
-    if (measuring) frames += 1;
+    onFrame();
     rendering = true;
     after.port2.postMessage(0);
     requestAnimationFrame(loop);
   }
   requestAnimationFrame(loop);
+  return (item) => pending.push([frame, rendering, item]);
+}
+"""
+
+PROBE = (
+    "(() => {"
+    + PAINT_CLOCK
+    + """
+  const emitted = new Map();   // "agent:seq" -> emitted ms, tiles seen, not yet painted
+  const paints = [];           // ms from emitted to painted
+  let measuring = false, frames = 0, longMs = 0, longN = 0;
+  const changed = paintClock(
+    () => { if (measuring) frames += 1; },
+    (at, now) => { if (measuring) paints.push(now - at); },
+  );
   function seen(tile) {
     if (!tile.dataset || !tile.dataset.emitted || !tile.classList.contains("agent")) return;
     const key = `${tile.id}:${tile.dataset.seq}`;
     if (emitted.has(key)) return;
     const at = Number(tile.dataset.emitted); // epoch ms
     emitted.set(key, at);
-    pending.push([at, frame, rendering]);
+    changed(at);
   }
   new MutationObserver((records) => {
     for (const r of records) {
@@ -75,6 +92,7 @@ PROBE = """
   };
 })();
 """
+)
 
 
 @dataclass(frozen=True)

@@ -163,6 +163,19 @@ def test_a_windowed_grid_patched_while_the_floor_moves_shows_each_tile_as_render
             return scrolled_through(page) == expected
 
         wait_until(caught_up, 30, "the patched page's tiles as rendered fresh")
+        # The state filter goes over every agent as the moved floor left them, the tiles
+        # out of the page as much as those in it.
+        agents = sim.agents()
+        states = [agent_status_value(a["status"]) for a in agents]
+        state = max(set(states), key=lambda s: (0 < states.count(s) < AGENTS, s))
+        page.select_option("#f-state", state)
+        wanted = f"{states.count(state)} of {AGENTS} agents"
+        wait_for_js(page, f"document.getElementById('agents-shown').textContent === '{wanted}'")
+        in_page = page.evaluate(TILES)
+        assert in_page and {tile_state for _, _, tile_state in in_page} == {state}
+        page.select_option("#f-state", "")
+        wait_for_js(page, f"document.getElementById('agents-shown').textContent === '{ALL}'")
+
         # A tile patched to another state keeps its name's and timer's nodes; its timer
         # starts again (through `live:frame`, the entry the live modules give other scripts).
         got = page.evaluate(PATCHED)

@@ -14,7 +14,7 @@
  */
 import "./csrf.js";
 import { messageArrived, socketClosed, socketOpened } from "./freshness.js";
-import { adoptRenderedTiles, applyFilters, followFilterForm } from "./grid.js";
+import { adoptRenderedTiles, applyFilters, followFilterForm, tidyGrid } from "./grid.js";
 import { framePaint, pageNow, socketElt } from "./page.js";
 import { applyNow, receive, tickSoon } from "./painting.js";
 import { showClock, tick } from "./ticker.js";
@@ -43,11 +43,12 @@ document.body.addEventListener("htmx:oobErrorNoTarget", (e) => {
   }
 });
 
-// The floor as the server rendered it: its tiles and timers, adopted once.
-watch(document.querySelector("main") || document.body, pageNow());
+// The floor as the server rendered it: its tiles and timers, adopted once (a windowed
+// grid's first: its tiles leave the page before the page's timers are watched).
 adoptRenderedTiles();
+watch(document.querySelector("main") || document.body, pageNow());
 applyFilters();
-followFilterForm(tick);
+followFilterForm(tidyGrid); // the grid drawn and counted again; the timers wait for the tick
 tick();
 showClock();
 setInterval(() => {

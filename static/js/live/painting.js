@@ -1,8 +1,21 @@
 /* Applying the pushes: everything that arrived, in one pass per animation frame (paced by
  * pacing.js): one parse, the newest fragment per id, each element placed by its id. A tile
  * the page has is patched in place; other elements are replaced, with the events htmx
- * sends around an out-of-band swap. */
-import { adoptGrid, adoptTile, dropTile, keepTile, keptTile, placeNewTiles } from "./grid.js";
+ * sends around an out-of-band swap.
+ *
+ * A windowed grid's tiles out of the page (nearly all of a whole floor's) are patched
+ * after the pass, a few milliseconds at a time between frames, not in it: a busy floor's
+ * pass would otherwise patch hundreds of tiles no one sees before painting the few in
+ * view. A tile is patched before the grid draws it, so one scrolled into view is current. */
+import {
+  adoptGrid,
+  adoptTile,
+  beforeDrawing,
+  dropTile,
+  keepTile,
+  keptTile,
+  placeNewTiles,
+} from "./grid.js";
 import { framePaint, pageNow } from "./page.js";
 import { firstHeld, passWait, startPass } from "./pacing.js";
 import { tick } from "./ticker.js";
@@ -11,6 +24,10 @@ import { forget, watch } from "./timers.js";
 const arrived = [];
 let scheduled = false;
 let tickDue = false;
+const SLICE_MS = 8; // the out-of-page patches' share of a task
+const outOfPage = new Map(); // a windowed grid's tiles out of the page: id -> newest fragment
+const slices = new MessageChannel(); // a task of its own, not a frame: nothing to paint
+let sliceDue = false;
 
 function schedule() {
   if (scheduled) return;
@@ -117,7 +134,9 @@ function swapped(elt, old) {
 }
 
 function place(elt, now) {
-  const old = elt.id ? keptTile(elt.id) || document.getElementById(elt.id) : null;
+  const kept = elt.id ? keptTile(elt.id) : null;
+  const old = kept || (elt.id ? document.getElementById(elt.id) : null);
+  outOfPage.delete(elt.id);
   if (elt.getAttribute("hx-swap-oob") === "delete") {
     if (old) {
       forget(old);
@@ -127,6 +146,11 @@ function place(elt, now) {
     return;
   }
   const isTile = elt.classList.contains("agent");
+  if (kept && isTile && !kept.isConnected) {
+    outOfPage.set(elt.id, elt);
+    sliceSoon();
+    return;
+  }
   if (old && isTile) {
     patchTile(old, elt, now);
     return;
@@ -142,13 +166,40 @@ function place(elt, now) {
     if (isTile) adoptTile(elt);
     if (!(isTile && keepTile(elt))) list.appendChild(elt); // a windowed grid draws it
   }
-  watch(elt, now);
   if (elt.id === "agents") {
-    for (const tile of adoptGrid(elt)) forget(tile); // the replaced grid's
+    outOfPage.clear(); // older than the grid
+    for (const tile of adoptGrid(elt, now)) forget(tile); // the replaced grid's
   }
+  watch(elt, now);
   if (!isTile) swapped(elt, old); // its scripts first: they show the controls it may focus
   refocus(elt, at);
 }
+
+// The held patches of tiles out of the page, SLICE_MS at a time.
+function sliceSoon() {
+  if (sliceDue) return;
+  sliceDue = true;
+  slices.port2.postMessage(0);
+}
+slices.port1.onmessage = () => {
+  sliceDue = false;
+  const until = performance.now() + SLICE_MS;
+  const now = pageNow();
+  for (const [id, elt] of outOfPage) {
+    outOfPage.delete(id);
+    const tile = keptTile(id);
+    if (tile) patchTile(tile, elt, now);
+    if (performance.now() >= until) break;
+  }
+  if (outOfPage.size) sliceSoon();
+};
+// The grid draws a tile: its held patch first.
+beforeDrawing((tile, now) => {
+  const elt = outOfPage.get(tile.id);
+  if (!elt) return;
+  outOfPage.delete(tile.id);
+  patchTile(tile, elt, now);
+});
 
 function applyArrived() {
   scheduled = false;

@@ -10,15 +10,20 @@ function level(value, limits, lowIsBad) {
   return value >= limits.alarm ? "alarm" : value >= limits.warn ? "warn" : "";
 }
 
-// Written only when it changes; 1 when the element is over a limit.
+// Written only when it changes (remembered in a property: the tick sets every tile's, in
+// the page or not); 1 when the element is over a limit.
 export function setLevel(elt, lvl) {
-  if (elt.dataset.level !== lvl) elt.dataset.level = lvl;
+  if (elt.levelShown !== lvl) {
+    elt.levelShown = lvl;
+    if (elt.dataset.level !== lvl) elt.dataset.level = lvl;
+  }
   return lvl ? 1 : 0;
 }
 
-// A tile's time in state (seconds, or null) against its limits (`data-limit`).
+// A tile's time in state (seconds, or null) against its limits (`data-limit`, read into
+// `limitKey` when its timer is watched).
 export function showTimeLevel(tile, seconds) {
-  return setLevel(tile, level(seconds, thresholds[tile.dataset.limit], false));
+  return setLevel(tile, level(seconds, thresholds[tile.limitKey], false));
 }
 
 // The figures with limits (`data-value`, `data-limit`): how many are over theirs.

@@ -19,7 +19,7 @@ const viewport =
   "IntersectionObserver" in window && !tv
     ? new IntersectionObserver((entries) => {
         for (const e of entries) {
-          if (e.isIntersecting) {
+          if (e.isIntersecting && timers.has(e.target)) {
             onScreen.add(e.target);
             showTime(e.target, pageNow()); // it may have been off screen for a while
           } else onScreen.delete(e.target);
@@ -57,10 +57,10 @@ export function watch(root, now) {
     elt.timerOut = elt.querySelector(".timer") || elt;
     showTime(elt, now);
     timers.add(elt);
-    if (viewport)
-      viewport.observe(elt); // once: observing an observed element does nothing
-    else onScreen.add(elt);
-    if (elt.dataset.limit) {
+    if (!viewport) onScreen.add(elt);
+    else if (elt.isConnected) viewport.observe(elt); // once: observing again does nothing
+    elt.limitKey = elt.dataset.limit;
+    if (elt.limitKey) {
       limited.add(elt);
       showLimit(elt, now);
     } else if (limited.delete(elt)) setLevel(elt, "");
@@ -72,6 +72,29 @@ export function forgetOne(elt) {
   onScreen.delete(elt);
   limited.delete(elt);
   viewport?.unobserve(elt);
+}
+
+// A windowed grid's tile leaves the page, or comes back: the viewport observer's work each
+// frame is per element observed, so only the timers in the page are (the tick still
+// counts every tile's level).
+function timersIn(root) {
+  const found = [...root.querySelectorAll("[data-since]")];
+  return root.dataset.since === undefined ? found : [root, ...found];
+}
+export function unobserveTimers(root) {
+  if (!viewport) return;
+  for (const elt of timersIn(root)) {
+    viewport.unobserve(elt);
+    onScreen.delete(elt);
+  }
+}
+export function observeTimers(root, now) {
+  if (!viewport) return;
+  for (const elt of timersIn(root)) {
+    if (!timers.has(elt)) continue;
+    viewport.observe(elt);
+    showTime(elt, now); // painted with the tile, not a frame later
+  }
 }
 
 // The timers of an element that leaves the page.
