@@ -25,7 +25,7 @@ TASKS = ("RunTask", "ThreadControllerImpl::RunTask")
 # the tiles a frame repaints. And the tiles' ages at the end (how many timers tick seconds).
 TILE_WRITES = """
 (() => {
-  let touched = new Set(), writes = 0, frames = 0, on = false, asked = 0;
+  let touched = new Set(), writes = 0, frames = 0, on = false, asked = 0, moves = 0;
   const send = WebSocket.prototype.send; // the wallboard asking for whole panels
   WebSocket.prototype.send = function (m) {
     if (on && String(m).includes('"behind"')) asked += 1;
@@ -42,16 +42,17 @@ TILE_WRITES = """
       const elt = r.target.nodeType === 1 ? r.target : r.target.parentElement;
       const tile = elt && elt.closest(".agent");
       if (tile) touched.add(tile);
+      if (on && r.attributeName === "style" && r.target === tile) moves += 1; // placed anew
     }
   }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   window.__writes = {
-    start() { on = true; writes = 0; frames = 0; },
+    start() { on = true; writes = 0; frames = 0; moves = 0; },
     stop() {
       on = false;
       const ages = [...document.querySelectorAll("#agents .agent")].map(
         (t) => (Date.now() - Date.parse(t.dataset.since)) / 1000);
       const young = ages.filter((a) => a < 60).length;
-      return { writes, frames, asked, tiles: ages.length, under_a_minute: young };
+      return { writes, frames, asked, moves, tiles: ages.length, under_a_minute: young };
     },
   };
 })();
@@ -68,16 +69,17 @@ def main_thread_events(trace: Path) -> list[dict]:
     return sorted((e for e in mine if "dur" in e), key=lambda e: (e["ts"], -e["dur"]))
 
 
-def self_times(events: list[dict]) -> tuple[Counter, Counter]:
-    """Each event name's self time (its duration less its children's) and count, in µs."""
+def self_times(events: list[dict], key: str = "dur") -> tuple[Counter, Counter]:
+    """Each event name's self time (its duration less its children's) and count, in µs;
+    with `key="tdur"`, the thread's CPU time instead of the wall clock's."""
     own, count, stack = Counter(), Counter(), []
     for e in events:
         while stack and stack[-1][0]["ts"] + stack[-1][0]["dur"] <= e["ts"]:
             stack.pop()
         if stack:
-            own[stack[-1][0]["name"]] -= e["dur"]
+            own[stack[-1][0]["name"]] -= e.get(key, 0)
         stack.append((e, None))
-        own[e["name"]] += e["dur"]
+        own[e["name"]] += e.get(key, 0)
         count[e["name"]] += 1
     return own, count
 
@@ -93,25 +95,51 @@ def script_times(profile: dict) -> Counter:
     return out
 
 
-def report(got: dict, writes: dict, events: list[dict], profile: dict, top: int):
+def layers(cdp) -> int:
+    """The page's composited layers now (CDP LayerTree, enabled only for this count)."""
+    got = []
+    cdp.on("LayerTree.layerTreeDidChange", lambda e: got.append(len(e.get("layers") or [])))
+    cdp.send("LayerTree.enable")
+    deadline = time.monotonic() + 10
+    while not got and time.monotonic() < deadline:
+        cdp.send("Runtime.evaluate", {"expression": "1"})  # lets the events through
+        time.sleep(0.2)
+    cdp.send("LayerTree.disable")
+    return got[-1] if got else -1
+
+
+def report(got: dict, writes: dict, events: list[dict], profile: dict, top: int, layer_n: int):
     paints = got["paints"]
     seconds = got["seconds"] or 1
     print(
         f"painted {len(paints)}, p50 {browser.quantile(paints, 0.5)} ms,"
-        f" p99 {browser.quantile(paints, 0.99)} ms, {got['frames'] / seconds:.1f} fps"
+        f" p99 {browser.quantile(paints, 0.99)} ms, {got['frames'] / seconds:.1f} fps,"
+        f" catching up in {100 * got['behindFrames'] / max(1, got['frames']):.0f} % of frames"
     )
     busy = sum(e["dur"] for e in events if e["name"] in TASKS) / 1e6
-    print(f"main thread: {busy:.2f} s of tasks in {seconds:.1f} s")
+    # The thread's own CPU time: neither the throttling's pauses nor the other processes
+    # that share the machine count in it, so it compares code on a loaded machine.
+    cpu = sum(e.get("tdur", 0) for e in events if e["name"] in TASKS) / 1e6
+    print(f"main thread: {busy:.2f} s of tasks in {seconds:.1f} s, {cpu:.2f} s of its CPU")
+    print(f"  {1000 * cpu / max(1, len(paints)):.2f} ms of CPU per painted change")
+    layerize = [e["dur"] for e in events if e["name"] == "Layerize"]
+    print(
+        f"  {layer_n} composited layers after the window; Layerize {len(layerize)} times,"
+        f" {sum(layerize) / 1e3 / max(1, len(layerize)):.1f} ms each"
+    )
     print(
         f"  {1000 * busy / max(1, len(paints)):.1f} ms of tasks per painted change;"
         f" {writes['writes'] / seconds:.0f} tiles repainted a second"
         f" ({writes['writes'] / max(1, writes['frames']):.0f} a frame);"
         f" {writes['under_a_minute']} of {writes['tiles']} tiles in their first minute;"
-        f" asked for whole panels {writes['asked']} times"
+        f" asked for whole panels {writes['asked']} times;"
+        f" {writes['moves'] / seconds:.0f} tiles moved a second"
     )
     own, count = self_times(events)
+    own_cpu, _ = self_times(events, "tdur")
+    print("  task time s, its CPU s, per event")
     for name, us in own.most_common(top):
-        print(f"  {us / 1e6:7.2f} s  {name} (x{count[name]})")
+        print(f"  {us / 1e6:7.2f} {own_cpu[name] / 1e6:7.2f}  {name} (x{count[name]})")
     print("script, self time:")
     for name, us in script_times(profile).most_common(top):
         if not name.startswith("("):  # (program), (idle), (garbage collector)
@@ -125,6 +153,13 @@ def main():
     p.add_argument("--clients", type=int, default=10, help="socket clients beside the page")
     p.add_argument("--trace", type=Path, help="keep the Chrome trace here (chrome://tracing)")
     p.add_argument("--top", type=int, default=15)
+    p.add_argument("--screenshot", type=Path, help="the page at the window's end, here (PNG)")
+    p.add_argument(
+        "--after",
+        type=int,
+        default=0,
+        help="windows of load run before the page opens (the floor's history)",
+    )
     p.add_argument(
         "--quiet",
         action="store_true",
@@ -140,6 +175,8 @@ def main():
             token = setup.server.manage("shell", "-c", KIOSK).split("kiosk ", 1)[1].split()[0]
             url = setup.server.url
             cookies = [{"name": k, "value": v, "url": url} for k, v in setup.cookies.items()]
+            for _ in range(a.after):
+                setup.window(load.events_per_s, load.seconds)
             page = browser.Page("tv", f"/wallboard/{token}/", 3840, 2160, throttle=a.throttle)
             context, tab, cdp = chromium.open(url, page, cookies, TILE_WRITES)
             tab.evaluate("window.__probe.start(); window.__writes.start()")
@@ -154,11 +191,14 @@ def main():
             chromium.chromium.stop_tracing()
             got = tab.evaluate("window.__probe.stop()")
             writes = tab.evaluate("window.__writes.stop()")
+            layer_n = layers(cdp)
+            if a.screenshot:
+                tab.screenshot(path=str(a.screenshot), timeout=120_000)
             context.close()
         finally:
             chromium.close()
             setup.stop()
-        report(got, writes, main_thread_events(trace), profile, a.top)
+        report(got, writes, main_thread_events(trace), profile, a.top, layer_n)
 
 
 if __name__ == "__main__":
