@@ -6,7 +6,7 @@ the live feed on it) for the whole batch."""
 
 import asyncio
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import AutoField
 from django.db.models.constants import OnConflict
 
@@ -26,11 +26,11 @@ async def ready(model, items: list, make=None) -> list[tuple]:
     """The rows of `items` (each made a model instance by `make`), as their columns'
     values for the database, made a slice at a time on the event loop."""
     fields, out = columns(model), []
+    db = connections[DEFAULT_DB_ALIAS]  # once: each look-up goes through asgiref's Local
     for at in range(0, len(items), SLICE):
         objs = [make(x) for x in items[at : at + SLICE]] if make else items[at : at + SLICE]
         out += [
-            tuple(f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields)
-            for obj in objs
+            tuple(f.get_db_prep_save(f.pre_save(obj, True), db) for f in fields) for obj in objs
         ]
         await asyncio.sleep(0)
     return out
