@@ -91,6 +91,7 @@ class Filled:
     calls: list = field(default_factory=list)
     spans: list = field(default_factory=list)
     records: dict = field(default_factory=dict)
+    changes: dict = field(default_factory=dict)  # agent id -> [(since, state, call id)]
 
 
 class Backfill:
@@ -175,15 +176,21 @@ class Backfill:
         until = row.until
         cuts = {a: datetime.fromisoformat(since) for a, since in row.agents_since.items()}
         filled = Filled()
+        # Each page of states counted and noted for the journal as it comes, and let go:
+        # kept whole until the write, a day's 150,000 of them would make every full pass of
+        # the collector (set off by what the fill allocates) a longer stall of the loop;
+        # the plain tuples noted are out of its sight.
+        known = await in_thread(states.known)(start - timedelta(days=1), until)
 
         def count_page_of_states(rows):
             count_states(Filled(filled.slots, spans=rows), start, until, cuts)
+            note_changes(rows, cuts, until, known, filled.changes)
 
         # The lists side by side (their requests paced together); the progress is the
         # lists' shares, each as far as its rows reached.
-        filled.calls, filled.spans, *records = await together(
+        filled.calls, _, *records = await together(
             self.read(h.calls_page, start - CALL_MARGIN, until, 0.4),
-            self.read(h.states_page, start, until, 0.45, count=count_page_of_states),
+            self.read(h.states_page, start, until, 0.45, count=count_page_of_states, keep=False),
             *(self.read(h.records_page, start, until, 0.05, name=name) for name in h.RECORDS),
         )
         filled.records = dict(zip(h.RECORDS, records, strict=True))
@@ -195,7 +202,7 @@ class Backfill:
             "today filled from the service's history up to %s: %d calls, %d states",
             until.isoformat(timespec="seconds"),
             len(filled.calls),
-            len(filled.spans),
+            sum(len(x) for x in filled.changes.values()),
         )
 
     async def count_and_write(self, day, filled: Filled, start, until, cuts: dict):
@@ -211,12 +218,11 @@ class Backfill:
             tally_calls(filled.calls[at : at + SLICE], start, until, *seen, found)
             await asyncio.sleep(0)
         add_calls(filled, found, base)
-        known = await in_thread(states.known)(start - timedelta(days=1), until)
         have = await in_thread(appointments_of)(filled.calls)
         # Short transactions (rows keyed by the service's ids or checked against the journal,
         # so a batch written twice after a restart adds nothing), a pause between them so
         # the live writers get the database; the additive slots go last, with the day done.
-        async for model, items, make, ignore in day_rows(filled, until, cuts, known, have):
+        async for model, items, make, ignore in day_rows(filled, until, have):
             rows = await bulk_rows.ready(model, items, make)
             await in_thread(insert)(model, rows, ignore)
             await asyncio.sleep(WRITE_PAUSE_S)
@@ -509,7 +515,7 @@ def write_gap(filled: Filled, start: datetime, cuts: dict, until: datetime):
         add_to_slot(FloorSlot, {k: v for k, v in vars(counts).items() if v}, start=at)
     known = states.known(start - timedelta(days=1), until)
     new = note_changes(filled.spans, cuts, until, known, {})
-    rows = [row for a, xs in new.items() for row in states.rows_for(a, xs)]
+    rows = [row for a, xs in new.items() for row in states.rows_for(a, changes_of(xs))]
     AgentStates.objects.bulk_create(rows, batch_size=BATCH)
 
 
@@ -520,20 +526,15 @@ def day_known(day, start: datetime, end: datetime) -> bool:
     return FloorSlot.objects.filter(start__gte=start, start__lt=end).exists()
 
 
-async def day_rows(filled: Filled, until: datetime, cuts: dict, known: set, have: set):
+async def day_rows(filled: Filled, until: datetime, have: set):
     """The day's journal, calls and QA records, in batches of `BATCH` items to insert (a
     model, its items, what makes an item its row, whether a row there already is left
-    out), on the event loop a slice at a time (`known`: the journal's changes already kept;
-    `have`: the calls' appointments already recorded)."""
-    new: dict[str, list[Change]] = {}
-    for at in range(0, len(filled.spans), SLICE):
-        note_changes(filled.spans[at : at + SLICE], cuts, until, known, new)
-        await asyncio.sleep(0)
-    agents, journal = list(new.items()), []
+    out), on the event loop a slice at a time (`have`: the calls' appointments already
+    recorded)."""
+    agents, journal = list(filled.changes.items()), []
     for at in range(0, len(agents), AGENTS_SLICE):  # an agent's day: some 60 rows
-        journal += [
-            row for a, xs in agents[at : at + AGENTS_SLICE] for row in states.rows_for(a, xs)
-        ]
+        some = agents[at : at + AGENTS_SLICE]
+        journal += [row for a, xs in some for row in states.rows_for(a, changes_of(xs))]
         await asyncio.sleep(0)
     for at in range(0, len(journal), BATCH):
         yield AgentStates, journal[at : at + BATCH], None, False
@@ -580,15 +581,19 @@ def write_past_day(day, slots: dict, end: datetime):
 
 
 def note_changes(spans, cuts: dict, until: datetime, known: set, new: dict) -> dict:
-    """Each agent's states before its first live one into `new` (agent id -> changes), as
-    the journal keeps them: a state already there (`known`) is not noted again."""
+    """Each agent's states before its first live one into `new` (agent id -> [(since,
+    state, call id)]), as the journal keeps them: a state already there (`known`) is not
+    noted again."""
     for span in spans:
         cut = cuts.get(span.agent_id, until)
         if span.since < cut and (span.agent_id, span.since) not in known:
-            change = Change(span.since, span.status, span.call_id or "")
-            new.setdefault(span.agent_id, []).append(change)
+            new.setdefault(span.agent_id, []).append((span.since, span.status, span.call_id or ""))
             known.add((span.agent_id, span.since))
     return new
+
+
+def changes_of(noted: list) -> list[Change]:
+    return [Change(*x) for x in noted]
 
 
 def record_rows(filled: Filled, until: datetime, have: set):
