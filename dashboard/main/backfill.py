@@ -6,8 +6,10 @@ of the day began and each agent's state then (the live state counts each agent f
 state's start; the history fills what came before, so no second is counted twice). In the
 background it pages through the service's calls, agents' states and QA, compliance and
 coaching lists (bounded pages, a pause between them, so the service is never flooded and
-the live feed never waits), and writes a day in short transactions of a few thousand rows
-(SQLite has one writer: the journal, the recorder and the alerts write between them). The
+the live feed never waits), and writes a day in short transactions of a few hundred rows
+(SQLite has one writer: the journal, the recorder and the alerts write between them). What
+a page or a write costs in Python runs on the event loop a slice at a time, never in a
+thread, where it would hold the interpreter's lock against the live feed. The
 rows are keyed by the service's ids or checked against the journal, so written twice they
 add nothing; the slots, which add up, go last in one transaction with the day's
 `HistoryDay` row marked done: a restart finds the day done (nothing counted twice) or not
@@ -41,6 +43,7 @@ from dashboard.live.state import (
     day_start,
     slot_of,
 )
+from dashboard.main import bulk_rows
 from dashboard.quality.models import (
     Appointment,
     CoachingAlert,
@@ -72,8 +75,9 @@ PAGE_INTERVAL_S = 0.025  # between two requests' starts: at most 40 a second to 
 TODAY, PAST = 0, 1  # whose request goes first when both wait (the live view's day first)
 LOOP_LATE_S = 0.01  # the pacer's timer woken later than this: the live feed first
 RETRY_S = 10.0
-BATCH = 2000  # rows per insert, each in a transaction of its own (SQLite: one writer at a time)
-WRITE_PAUSE_S = 0.02  # between two of them: the live writers' turn
+BATCH = 500  # rows per insert, each in a transaction of its own (SQLite: one writer at a time)
+WRITE_PAUSE_S = 0.02  # between two of them: the live writers' and the live feed's turn
+SLICE = 500  # rows counted or made ready to write between two turns of the event loop
 CALL_MARGIN = timedelta(hours=2)  # a call ended today may have started before midnight
 PAST_WEEKS = 4  # same weekdays kept for the normal (docs/metrics.md)
 DERIVED = "call:"  # an appointment known from its call's outcome, before any webhook
@@ -87,6 +91,7 @@ class Filled:
     calls: list = field(default_factory=list)
     spans: list = field(default_factory=list)
     records: dict = field(default_factory=dict)
+    changes: dict = field(default_factory=dict)  # agent id -> [(since, state, call id)]
 
 
 class Backfill:
@@ -171,15 +176,21 @@ class Backfill:
         until = row.until
         cuts = {a: datetime.fromisoformat(since) for a, since in row.agents_since.items()}
         filled = Filled()
+        # Each page of states counted and noted for the journal as it comes, and let go:
+        # kept whole until the write, a day's 150,000 of them would make every full pass of
+        # the collector (set off by what the fill allocates) a longer stall of the loop;
+        # the plain tuples noted are out of its sight.
+        known = await in_thread(states.known)(start - timedelta(days=1), until)
 
         def count_page_of_states(rows):
             count_states(Filled(filled.slots, spans=rows), start, until, cuts)
+            note_changes(rows, cuts, until, known, filled.changes)
 
         # The lists side by side (their requests paced together); the progress is the
         # lists' shares, each as far as its rows reached.
-        filled.calls, filled.spans, *records = await together(
+        filled.calls, _, *records = await together(
             self.read(h.calls_page, start - CALL_MARGIN, until, 0.4),
-            self.read(h.states_page, start, until, 0.45, count=count_page_of_states),
+            self.read(h.states_page, start, until, 0.45, count=count_page_of_states, keep=False),
             *(self.read(h.records_page, start, until, 0.05, name=name) for name in h.RECORDS),
         )
         filled.records = dict(zip(h.RECORDS, records, strict=True))
@@ -191,21 +202,29 @@ class Backfill:
             "today filled from the service's history up to %s: %d calls, %d states",
             until.isoformat(timespec="seconds"),
             len(filled.calls),
-            len(filled.spans),
+            sum(len(x) for x in filled.changes.values()),
         )
 
     async def count_and_write(self, day, filled: Filled, start, until, cuts: dict):
         """Today's history counted beside what the live state holds, written, taken in."""
-        # Counted in a thread (a day of 1,000 agents is a few hundred thousand rows), from
-        # copies of what the live state counted so far, taken here on the event loop.
+        # Counted and made into rows on the event loop a slice at a time (a day of 1,000
+        # agents is a few hundred thousand rows: in a thread, that work would hold the
+        # interpreter's lock against the loop for seconds), from copies of what the live
+        # state counted so far, taken here.
         seen = (set(self.state.seen_started), set(self.state.seen_ended))
         base = {at: replace(x) for at, x in self.state.base.items()}
-        await in_thread(count_calls)(filled, start, until, *seen, base)
+        found: dict[datetime, Counts] = {}
+        for at in range(0, len(filled.calls), SLICE):
+            tally_calls(filled.calls[at : at + SLICE], start, until, *seen, found)
+            await asyncio.sleep(0)
+        add_calls(filled, found, base)
+        have = await in_thread(appointments_of)(filled.calls)
         # Short transactions (rows keyed by the service's ids or checked against the journal,
         # so a batch written twice after a restart adds nothing), a pause between them so
         # the live writers get the database; the additive slots go last, with the day done.
-        for batch in await in_thread(day_rows)(filled, start, until, cuts):
-            await in_thread(insert)(batch)
+        async for model, items, make, ignore in day_rows(filled, until, have):
+            rows = await bulk_rows.ready(model, items, make)
+            await in_thread(insert)(model, rows, ignore)
             await asyncio.sleep(WRITE_PAUSE_S)
         await in_thread(finish_day)(day, filled)
         self.recorder.add_stored(filled.slots)  # taken in before the recorder compares again
@@ -303,16 +322,17 @@ class Backfill:
         self, page, since, until, share=0.0, count=None, keep=True, first=TODAY, **kwargs
     ) -> list:
         """Every row of one history list, page by page, each request in its turn (`Pacer`,
-        `first`: its precedence); each page goes to `count` as it comes (on the event loop:
-        a few milliseconds, where a thread would make the loop wait for the interpreter's
-        lock), and is kept or let go. The progress moves through the list's `share` by how
-        far its rows reached."""
+        `first`: its precedence); each page goes to `count` as it comes, a slice at a time
+        (on the event loop, free between two slices, where a thread would make the loop
+        wait for the interpreter's lock), and is kept or let go. The progress moves through
+        the list's `share` by how far its rows reached."""
         rows, cursor, name = [], None, kwargs.get("name", page.__name__)
         while True:
             await self.pacer.turn(first)
             got = await page(self.rest, since=since, until=until, cursor=cursor, **kwargs)
-            if count is not None:
-                count(got.rows)
+            for at in range(0, len(got.rows) if count else 0, h.SLICE):
+                count(got.rows[at : at + h.SLICE])  # a slice at a time, the loop free between
+                await asyncio.sleep(0)
             if keep:
                 rows += got.rows
             at = _when(got.rows[-1]) if share and got.rows else None
@@ -376,8 +396,13 @@ async def together(*steps):
 def count_calls(filled: Filled, start, until, seen_started=(), seen_ended=(), base=None):
     """Calls started and ended in [start, until) that the live state did not count;
     per slot and counter only what `base` (counted from elsewhere) does not hold."""
-    found: dict[datetime, Counts] = {}
-    for call in filled.calls:
+    add_calls(filled, tally_calls(filled.calls, start, until, seen_started, seen_ended), base)
+
+
+def tally_calls(calls, start, until, seen_started=(), seen_ended=(), found=None) -> dict:
+    """`calls` counted into `found` (slot start -> Counts) as `count_calls` counts them."""
+    found = {} if found is None else found
+    for call in calls:
         started = call.started_at
         if started and start <= started < until and call.call_id not in seen_started:
             found.setdefault(slot_of(started), Counts()).add(calls=1)
@@ -389,6 +414,11 @@ def count_calls(filled: Filled, start, until, seen_started=(), seen_ended=(), ba
                 slot.add(ai_completed=1)
             elif call.agent_id:
                 slot.add(handled=1, handle_s=call.duration_s or 0)
+    return found
+
+
+def add_calls(filled: Filled, found: dict, base=None):
+    """The calls `found` into the day's slots, less what `base` holds already."""
     for at, got in found.items():  # what a list read earlier already added is not again
         had = (base or {}).get(at, Counts())
         more = {n: getattr(got, n) - getattr(had, n) for n in CALL_COUNTERS}
@@ -483,8 +513,10 @@ def last_states(mark: int | None, before: datetime) -> dict[str, datetime]:
 def write_gap(filled: Filled, start: datetime, cuts: dict, until: datetime):
     for at, counts in filled.slots.items():
         add_to_slot(FloorSlot, {k: v for k, v in vars(counts).items() if v}, start=at)
-    for _, objs, _ in journal_rows(filled, start, cuts, until, calls=False):
-        AgentStates.objects.bulk_create(objs, batch_size=BATCH)
+    known = states.known(start - timedelta(days=1), until)
+    new = note_changes(filled.spans, cuts, until, known, {})
+    rows = [row for a, xs in new.items() for row in states.rows_for(a, changes_of(xs))]
+    AgentStates.objects.bulk_create(rows, batch_size=BATCH)
 
 
 def day_known(day, start: datetime, end: datetime) -> bool:
@@ -494,20 +526,35 @@ def day_known(day, start: datetime, end: datetime) -> bool:
     return FloorSlot.objects.filter(start__gte=start, start__lt=end).exists()
 
 
-def day_rows(filled: Filled, start: datetime, until: datetime, cuts: dict) -> list[tuple]:
-    """The day's journal, calls and QA records, in batches of `BATCH` rows to insert."""
-    rows = [*journal_rows(filled, start, cuts, until), *quality_rows(filled, until)]
-    return [
-        (model, objs[i : i + BATCH], ignore)
-        for model, objs, ignore in rows
-        for i in range(0, len(objs), BATCH)
-    ]
+async def day_rows(filled: Filled, until: datetime, have: set):
+    """The day's journal, calls and QA records, in batches of `BATCH` items to insert (a
+    model, its items, what makes an item its row, whether a row there already is left
+    out), on the event loop a slice at a time (`have`: the calls' appointments already
+    recorded)."""
+    agents, journal = list(filled.changes.items()), []
+    for at in range(0, len(agents), AGENTS_SLICE):  # an agent's day: some 60 rows
+        some = agents[at : at + AGENTS_SLICE]
+        journal += [row for a, xs in some for row in states.rows_for(a, changes_of(xs))]
+        await asyncio.sleep(0)
+    for at in range(0, len(journal), BATCH):
+        yield AgentStates, journal[at : at + BATCH], None, False
+    for model, items, make in record_rows(filled, until, have):
+        for at in range(0, len(items), BATCH):
+            yield model, items[at : at + BATCH], make, True
+
+
+AGENTS_SLICE = 2  # agents whose journal rows are made between two turns of the event loop
+
+
+def appointments_of(calls: list) -> set:
+    """The calls booked (by their outcome) whose appointment is recorded already."""
+    booked = [x.call_id for x in calls if x.outcome == "appointment_booked"]
+    return set(Appointment.objects.filter(call_id__in=booked).values_list("call_id", flat=True))
 
 
 @transaction.atomic
-def insert(batch: tuple):
-    model, objs, ignore = batch
-    model.objects.bulk_create(objs, ignore_conflicts=ignore)
+def insert(model, rows: list[tuple], ignore: bool):
+    bulk_rows.insert(model, rows, ignore)
 
 
 @transaction.atomic
@@ -533,130 +580,109 @@ def write_past_day(day, slots: dict, end: datetime):
     )
 
 
-def journal_rows(filled: Filled, start: datetime, cuts: dict, until: datetime, calls=True):
-    """Each agent's states before its first live one, and the day's calls, as the journal
-    keeps them (a state already there is not written again; a call is keyed by its id)."""
-    known = states.known(start - timedelta(days=1), until)
-    new: dict[str, list[Change]] = {}
-    for span in filled.spans:
+def note_changes(spans, cuts: dict, until: datetime, known: set, new: dict) -> dict:
+    """Each agent's states before its first live one into `new` (agent id -> [(since,
+    state, call id)]), as the journal keeps them: a state already there (`known`) is not
+    noted again."""
+    for span in spans:
         cut = cuts.get(span.agent_id, until)
         if span.since < cut and (span.agent_id, span.since) not in known:
-            change = Change(span.since, span.status, span.call_id or "")
-            new.setdefault(span.agent_id, []).append(change)
+            new.setdefault(span.agent_id, []).append((span.since, span.status, span.call_id or ""))
             known.add((span.agent_id, span.since))
-    yield AgentStates, [row for a, xs in new.items() for row in states.rows_for(a, xs)], False
-    if not calls:
-        return
-    yield (
-        CallSeen,
-        [
-            CallSeen(
-                call_id=x.call_id,
-                agent_id=x.agent_id or "",
-                campaign_id=x.campaign_id or "",
-                direction=x.direction[:20],
-                ai_handled=x.ai_handled,
-                started_at=x.started_at,
-                ended_at=x.ended_at,
-                outcome=(x.outcome or "")[:60],
-                duration_s=x.duration_s,
-            )
-            for x in filled.calls
-            if x.started_at and x.started_at < until
-        ],
-        True,
-    )
+    return new
 
 
-def quality_rows(filled: Filled, until: datetime):
-    """The records a webhook would have brought, keyed by the service's ids (a webhook
-    for the same record later changes nothing twice)."""
+def changes_of(noted: list) -> list[Change]:
+    return [Change(*x) for x in noted]
+
+
+def record_rows(filled: Filled, until: datetime, have: set):
+    """The day's calls and the records a webhook would have brought, keyed by the service's
+    ids (a webhook for the same record later changes nothing twice): (model, items, how
+    each item makes its row)."""
     ended = [x for x in filled.calls if x.ended_at and x.ended_at < until and x.outcome]
-    yield (
-        CompletedCall,
-        [
-            CompletedCall(
-                call_id=x.call_id,
-                agent_id=x.agent_id or "",
-                campaign_id=x.campaign_id or "",
-                outcome=x.outcome,
-                duration_s=x.duration_s or 0,
-                completed_at=x.ended_at,
-            )
-            for x in ended
-        ],
-        True,
-    )
-    booked = [x for x in ended if x.outcome == "appointment_booked"]
-    have = set(
-        Appointment.objects.filter(call_id__in=[x.call_id for x in booked]).values_list(
-            "call_id", flat=True
-        )
-    )
-    yield (
-        Appointment,
-        [
-            Appointment(
-                appointment_id=DERIVED + x.call_id,
-                call_id=x.call_id,
-                campaign_id=x.campaign_id or "",
-                agent_id=x.agent_id or "",
-                booked_at=x.ended_at,
-            )
-            for x in booked
-            if x.call_id not in have
-        ],
-        True,
-    )
     records = filled.records
-    yield (
-        Scorecard,
-        [
-            Scorecard(
-                scorecard_id=x.id,
-                call_id=x.call_id or "",
-                agent_id=x.agent_id or "",
-                template_id=x.template_id or "",
-                score=x.score,
-                max_score=x.max_score,
-                passed=x.passed,
-                scored_at=x.scored_at,
-            )
-            for x in records.get("scorecards", [])
-            if x.scored_at
-        ],
-        True,
+    return [
+        (CallSeen, [x for x in filled.calls if x.started_at and x.started_at < until], call_seen),
+        (CompletedCall, ended, completed_call),
+        (
+            Appointment,
+            [x for x in ended if x.outcome == "appointment_booked" and x.call_id not in have],
+            appointment,
+        ),
+        (Scorecard, [x for x in records.get("scorecards", []) if x.scored_at], scorecard),
+        (ComplianceResult, [x for x in records.get("checks", []) if x.checked_at], check),
+        (CoachingAlert, [x for x in records.get("alerts", []) if x[1]], alert),
+    ]
+
+
+def call_seen(x) -> CallSeen:
+    return CallSeen(
+        call_id=x.call_id,
+        agent_id=x.agent_id or "",
+        campaign_id=x.campaign_id or "",
+        direction=x.direction[:20],
+        ai_handled=x.ai_handled,
+        started_at=x.started_at,
+        ended_at=x.ended_at,
+        outcome=(x.outcome or "")[:60],
+        duration_s=x.duration_s,
     )
-    yield (
-        ComplianceResult,
-        [
-            ComplianceResult(
-                check_id=x.id,
-                call_id=x.call_id or "",
-                agent_id=x.agent_id or "",
-                rule=x.rule,
-                passed=x.passed,
-                checked_at=x.checked_at,
-            )
-            for x in records.get("checks", [])
-            if x.checked_at
-        ],
-        True,
+
+
+def completed_call(x) -> CompletedCall:
+    return CompletedCall(
+        call_id=x.call_id,
+        agent_id=x.agent_id or "",
+        campaign_id=x.campaign_id or "",
+        outcome=x.outcome,
+        duration_s=x.duration_s or 0,
+        completed_at=x.ended_at,
     )
-    yield (
-        CoachingAlert,
-        [
-            CoachingAlert(
-                alert_id=x.id,
-                agent_id=x.agent_id or "",
-                call_id=x.call_id or "",
-                kind=x.kind,
-                severity=x.severity,
-                message=x.message,
-                raised_at=at,
-            )
-            for x, at in records.get("alerts", [])
-            if at
-        ],
-        True,
+
+
+def appointment(x) -> Appointment:
+    return Appointment(
+        appointment_id=DERIVED + x.call_id,
+        call_id=x.call_id,
+        campaign_id=x.campaign_id or "",
+        agent_id=x.agent_id or "",
+        booked_at=x.ended_at,
+    )
+
+
+def scorecard(x) -> Scorecard:
+    return Scorecard(
+        scorecard_id=x.id,
+        call_id=x.call_id or "",
+        agent_id=x.agent_id or "",
+        template_id=x.template_id or "",
+        score=x.score,
+        max_score=x.max_score,
+        passed=x.passed,
+        scored_at=x.scored_at,
+    )
+
+
+def check(x) -> ComplianceResult:
+    return ComplianceResult(
+        check_id=x.id,
+        call_id=x.call_id or "",
+        agent_id=x.agent_id or "",
+        rule=x.rule,
+        passed=x.passed,
+        checked_at=x.checked_at,
+    )
+
+
+def alert(row) -> CoachingAlert:
+    x, at = row
+    return CoachingAlert(
+        alert_id=x.id,
+        agent_id=x.agent_id or "",
+        call_id=x.call_id or "",
+        kind=x.kind,
+        severity=x.severity,
+        message=x.message,
+        raised_at=at,
     )
