@@ -27,6 +27,12 @@ class BodyConsumer(PushConsumer):
         html = await in_thread(lambda: render_to_string(self.template, self.context()))()
         await self.send(text_data=html)
 
+    async def follow(self):
+        """Joined, marked again: the board's next pass pushes the page to its group even
+        unchanged, so a push between the body above and the join is not lost here."""
+        await super().follow()
+        await in_thread(watched.mark)(self.group)
+
 
 class QueuesConsumer(BodyConsumer):
     group = QUEUES

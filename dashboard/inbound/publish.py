@@ -14,7 +14,7 @@ from .pages import queue_context, queues_context, voicemail_context
 
 QUEUES = "inbound-queues"
 VOICEMAIL = "inbound-voicemail"
-_sent: dict[str, str] = {}  # group -> digest of the last html pushed to it
+_sent: dict[str, str] = {}  # group -> digest of the last html pushed to it, and its mark
 
 
 def queue_group(queue_id: str) -> str:
@@ -22,8 +22,10 @@ def queue_group(queue_id: str) -> str:
     return "inbound-queue-" + hashlib.sha256(queue_id.encode()).hexdigest()[:24]
 
 
-def push_changed(group: str, html: str):
-    digest = hashlib.sha256(html.encode()).hexdigest()
+def push_changed(group: str, html: str, mark: str):
+    """Push `html` unless the group was last pushed it under the same mark (watched.py: a
+    socket that joined since gets it even unchanged)."""
+    digest = hashlib.sha256(f"{mark}\n{html}".encode()).hexdigest()
     if _sent.get(group) != digest:
         _sent[group] = digest
         push_html(group, html)
@@ -44,21 +46,23 @@ def board_changed(board: dict):
     for group in groups.keys() - followed:
         _sent.pop(group, None)
     if QUEUES in followed:
-        push_changed(QUEUES, render("queues", "inbound/_queues_body.html", queues_context()))
+        html = render("queues", "inbound/_queues_body.html", queues_context())
+        push_changed(QUEUES, html, followed[QUEUES])
     for group, queue_id in queues.items():
         if group in followed:
             html = render("queue", "inbound/_queue_body.html", queue_context(queue_id))
-            push_changed(group, html)
+            push_changed(group, html, followed[group])
     if VOICEMAIL in followed:
-        push_voicemail()
+        push_voicemail(followed[VOICEMAIL])
 
 
 def voicemail_changed():
     """A message was marked handled: the backlog's page, if open, at once."""
-    if VOICEMAIL in watched.watched([VOICEMAIL]):
-        push_voicemail()
+    followed = watched.watched([VOICEMAIL])
+    if VOICEMAIL in followed:
+        push_voicemail(followed[VOICEMAIL])
 
 
-def push_voicemail():
+def push_voicemail(mark: str):
     html = render("voicemail", "inbound/_voicemail_body.html", voicemail_context())
-    push_changed(VOICEMAIL, html)
+    push_changed(VOICEMAIL, html, mark)

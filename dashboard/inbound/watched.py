@@ -5,7 +5,13 @@ modify and write that two workers could race). Sockets reconnect at least every
 `SOCKET_MAX_AGE_S` (AccessGuard), so a mark lasts that long and a margin. With no page open,
 rendering every queue's page at each pass of the board cost the floor more CPU than its
 pushes.
+
+A socket marks its group again, with a new mark, once it has joined it: the board's next
+pass then pushes that page even if it did not change, so a change pushed between the body
+a socket was sent and its join is not lost to it.
 """
+
+import uuid
 
 from django.conf import settings
 from django.core.cache import cache
@@ -18,10 +24,10 @@ def ttl_s() -> float:
 
 
 def mark(group: str):
-    cache.set(PREFIX + group, 1, timeout=ttl_s())
+    cache.set(PREFIX + group, uuid.uuid4().hex, timeout=ttl_s())
 
 
-def watched(groups: list[str]) -> set[str]:
-    """Those of `groups` some socket follows."""
+def watched(groups: list[str]) -> dict[str, str]:
+    """Those of `groups` some socket follows, each with its latest mark."""
     got = cache.get_many([PREFIX + group for group in groups])
-    return {key.removeprefix(PREFIX) for key in got}
+    return {key.removeprefix(PREFIX): mark for key, mark in got.items()}
