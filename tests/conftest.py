@@ -6,6 +6,8 @@ pytest_plugins = ["dashboard.testing.fixtures"]
 # The slowest modules, collected first: the workers take whole modules in collection order,
 # so a long module collected last would run on its own at the end of the suite.
 SLOW_FIRST = [  # by their time in a full run, slowest first
+    "tests/bench/test_bench_floor_smoke.py",
+    "tests/bench/test_bench_browser_smoke.py",
     "tests/bench/test_bench_smoke.py",
     "tests/reliability/test_stack_faults.py",
     "tests/live/test_browser.py",

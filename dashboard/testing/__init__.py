@@ -31,7 +31,8 @@ Modules, each named for what it gives:
   `running_feed`; `agent_day`: an agent's stored day (`a_day`) for the drill-down's tests;
   `upstream`: the adapter wired to a simulator (`session_for`,
   `bridge_for`, `StateSink`, `truth`); `downloads`: `csv_rows` (a CSV download read
-  through the test client); `people`, `links`, `routes`, `receiver`.
+  through the test client); `people`, `links`, `routes`, `receiver`; `benchmarks`:
+  `bench(scenario, out)` (`make bench`'s runner on one scenario).
 - `fixtures`: the pytest plugin (tests/conftest.py loads it): `alice` (Manager), `bob`
   (Supervisor), `carol` (Wallboard viewer), `dave` (no role), `client_for`, `role_groups`;
   `simulator` (a test's own), `module_simulator` (one per module, for tests that only
