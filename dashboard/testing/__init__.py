@@ -32,7 +32,8 @@ Modules, each named for what it gives:
   `upstream`: the adapter wired to a simulator (`session_for`,
   `bridge_for`, `StateSink`, `truth`); `downloads`: `csv_rows` (a CSV download read
   through the test client); `people`, `links`, `routes`, `receiver`; `benchmarks`:
-  `bench(scenario, out)` (`make bench`'s runner on one scenario).
+  `bench(scenario, out)` (`make bench`'s runner on one scenario); `httpclient`: `get`,
+  `post` and `client()` on one TLS context (`httpx.get` loads one per call).
 - `fixtures`: the pytest plugin (tests/conftest.py loads it): `alice` (Manager), `bob`
   (Supervisor), `carol` (Wallboard viewer), `dave` (no role), `client_for`, `role_groups`;
   `simulator` (a test's own), `module_simulator` (one per module, for tests that only
