@@ -21,6 +21,7 @@ SLOW_FIRST = [  # by their time in a full run, slowest first
     "tests/accessibility/test_themes_and_views.py",
     "tests/accessibility/test_announcements.py",
     "tests/reliability/test_webhook_flood.py",
+    "tests/wallboard/test_catching_up.py",
     "tests/alerts/test_browser.py",
     "tests/reliability/test_access.py",
     "tests/quality/test_processing_postgres.py",
