@@ -65,6 +65,11 @@ What keeps the suite fast, for new tests to use:
 - One long module is the suite's tail: the slowest modules are collected first
   (`SLOW_FIRST` in tests/conftest.py; put a new slow module there), and a module of browser
   tests that grows past a minute is better split in two.
+- A poll or a one-off request goes through `httpclient.get`/`post` (a signed-in client
+  through `signed_in_client`): `httpx.get` loads a TLS context each time, 23 ms of CPU.
+- Faults of a production stack share one stack per module where they can take it back
+  as they found it (tests/reliability/test_stack_faults.py): a topology's start is most
+  of such a test's CPU.
 - Wait with `wait_until`/`await_until`, or a browser's own waits, never a bare sleep
   that assumes how fast the machine is.
 """
