@@ -57,8 +57,9 @@ What keeps the suite fast, for new tests to use:
   `TEST_SOAK_S` (the token-rotation soak and the live view's and wallboard's soak, 20 s;
   60 for a whole minute) and
   `TEST_OUTAGE_S` (the refused-sockets outage, 12 s).
-- `make test` runs the tests in parallel workers (pytest-xdist, `-n 3 --dist loadfile`;
-  `TEST_WORKERS=0 make test` for one process): a module's tests stay together and in
+- `make test` runs the tests in parallel workers (pytest-xdist, `-n 3 --dist loadfile`,
+  modules in collection order: `--no-loadscope-reorder`; `TEST_WORKERS=0 make test` for
+  one process): a module's tests stay together and in
   order, every port comes from `free_port`, every file from `tmp_path`. Keep it so: no
   fixed port, no shared file, and no reliance on what another module left in the test
   database (a transactional test flushes it: take `role_groups` if you need the roles).
