@@ -31,12 +31,14 @@ run: $(VENV)/.installed-run
 	exec $(PY) manage.py serve --port $(PORT)
 
 # Parallel workers, a test module to each (its tests stay together and in order): most of
-# the suite waits on real time, not the CPU. TEST_WORKERS=0 runs it in one process.
+# the suite waits on real time, not the CPU. TEST_WORKERS=0 runs it in one process. Modules
+# are handed out in collection order, slowest first (tests/conftest.py), not xdist's
+# default of the most tests first, which left a one-test module of minutes to the end.
 TEST_WORKERS ?= 3
 
 test: $(VENV)/.installed-test
 	bash .ci/system-deps
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 $(VENV)/.installed-bench: $(VENV)/.installed-test  # the bench extra is in requirements-dev.lock
 	@touch $@

@@ -6,6 +6,8 @@ pytest_plugins = ["dashboard.testing.fixtures"]
 # The slowest modules, collected first: the workers take whole modules in collection order,
 # so a long module collected last would run on its own at the end of the suite.
 SLOW_FIRST = [  # by their time in a full run, slowest first
+    "tests/bench/test_bench_floor_smoke.py",
+    "tests/bench/test_bench_browser_smoke.py",
     "tests/bench/test_bench_smoke.py",
     "tests/reliability/test_stack_faults.py",
     "tests/live/test_browser.py",
@@ -19,6 +21,7 @@ SLOW_FIRST = [  # by their time in a full run, slowest first
     "tests/accessibility/test_themes_and_views.py",
     "tests/accessibility/test_announcements.py",
     "tests/reliability/test_webhook_flood.py",
+    "tests/wallboard/test_catching_up.py",
     "tests/alerts/test_browser.py",
     "tests/reliability/test_access.py",
     "tests/quality/test_processing_postgres.py",

@@ -31,7 +31,9 @@ Modules, each named for what it gives:
   `running_feed`; `agent_day`: an agent's stored day (`a_day`) for the drill-down's tests;
   `upstream`: the adapter wired to a simulator (`session_for`,
   `bridge_for`, `StateSink`, `truth`); `downloads`: `csv_rows` (a CSV download read
-  through the test client); `people`, `links`, `routes`, `receiver`.
+  through the test client); `people`, `links`, `routes`, `receiver`; `benchmarks`:
+  `bench(scenario, out)` (`make bench`'s runner on one scenario); `httpclient`: `get`,
+  `post` and `client()` on one TLS context (`httpx.get` loads one per call).
 - `fixtures`: the pytest plugin (tests/conftest.py loads it): `alice` (Manager), `bob`
   (Supervisor), `carol` (Wallboard viewer), `dave` (no role), `client_for`, `role_groups`;
   `simulator` (a test's own), `module_simulator` (one per module, for tests that only
@@ -55,14 +57,20 @@ What keeps the suite fast, for new tests to use:
   `TEST_SOAK_S` (the token-rotation soak and the live view's and wallboard's soak, 20 s;
   60 for a whole minute) and
   `TEST_OUTAGE_S` (the refused-sockets outage, 12 s).
-- `make test` runs the tests in parallel workers (pytest-xdist, `-n 3 --dist loadfile`;
-  `TEST_WORKERS=0 make test` for one process): a module's tests stay together and in
+- `make test` runs the tests in parallel workers (pytest-xdist, `-n 3 --dist loadfile`,
+  modules in collection order: `--no-loadscope-reorder`; `TEST_WORKERS=0 make test` for
+  one process): a module's tests stay together and in
   order, every port comes from `free_port`, every file from `tmp_path`. Keep it so: no
   fixed port, no shared file, and no reliance on what another module left in the test
   database (a transactional test flushes it: take `role_groups` if you need the roles).
 - One long module is the suite's tail: the slowest modules are collected first
   (`SLOW_FIRST` in tests/conftest.py; put a new slow module there), and a module of browser
   tests that grows past a minute is better split in two.
+- A poll or a one-off request goes through `httpclient.get`/`post` (a signed-in client
+  through `signed_in_client`): `httpx.get` loads a TLS context each time, 23 ms of CPU.
+- Faults of a production stack share one stack per module where they can take it back
+  as they found it (tests/reliability/test_stack_faults.py): a topology's start is most
+  of such a test's CPU.
 - Wait with `wait_until`/`await_until`, or a browser's own waits, never a bare sleep
   that assumes how fast the machine is.
 """

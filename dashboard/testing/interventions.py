@@ -5,12 +5,13 @@ from contextlib import closing
 
 import httpx
 
+from . import httpclient as plain  # the harness's requests; `http` names a client here
 from .processes import wait_until
 
 
 def truth(sim) -> dict:
     """The simulator's own record: its sessions and each agent's state."""
-    return httpx.get(f"{sim.control_url}/interventions", timeout=10).json()
+    return plain.get(f"{sim.control_url}/interventions", timeout=10).json()
 
 
 def sessions_on(sim, call_id) -> list[dict]:
@@ -48,7 +49,7 @@ def user_id(server, username) -> str:
 def behind_the_back(sim, call_id, supervisor_id):
     """A session started on the service directly (another tool, another tab)."""
     token = sim.sign_in()["access_token"]
-    httpx.post(
+    plain.post(
         f"{sim.base_url}/calls/{call_id}/monitor",
         headers={"Authorization": f"Bearer {token}"},
         json={

@@ -1,14 +1,15 @@
 """A scrape of a dashboard's /metrics in tests (the server started with `METRICS_TOKEN`)."""
 
-import httpx
 from prometheus_client.parser import text_string_to_metric_families
+
+from . import httpclient as http
 
 TOKEN = "metrics-token-for-tests"
 
 
 def scrape(url: str) -> dict:
     """Every sample of a scrape: (name, labels) -> value."""
-    r = httpx.get(f"{url}/metrics", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10)
+    r = http.get(f"{url}/metrics", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10)
     assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/plain")
     return {
         (s.name, tuple(sorted(s.labels.items()))): s.value

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx
 
+from . import httpclient as http
 from .processes import MANAGE, ROOT, Process, free_port, run_manage, wait_until
 
 USER_PASSWORD = "e2e-password-123"
@@ -166,7 +167,7 @@ def start_dashboard(
     def answers():
         if not process.running:
             raise AssertionError(f"the dashboard exited early:\n{server.log()}")
-        status = httpx.get(f"{server.url}/readyz", timeout=1).status_code
+        status = http.get(f"{server.url}/readyz", timeout=1).status_code
         return status == 200 or not wait_ready
 
     try:
@@ -217,14 +218,14 @@ def start_topology(sim, redis_url, database_url, ports, bridges=2, people=None, 
 def ready(url: str) -> bool:
     """Whether the dashboard at `url` says it is ready (False when it does not answer)."""
     try:
-        return httpx.get(f"{url}/readyz", timeout=2).status_code == 200
+        return http.get(f"{url}/readyz", timeout=2).status_code == 200
     except httpx.HTTPError:
         return False
 
 
 def signed_in_client(url: str, username: str, timeout: float = 10) -> httpx.Client:
     """An HTTP client signed in through the real sign-in form, as a browser is."""
-    client = httpx.Client(base_url=url, timeout=timeout)
+    client = http.client(base_url=url, timeout=timeout)
     client.get("/accounts/login/")
     client.post("/accounts/login/", data=_sign_in_form(client, username))
     assert "sessionid" in client.cookies, "sign-in failed"

@@ -3,8 +3,7 @@
 import re
 from dataclasses import dataclass
 
-import httpx
-
+from . import httpclient as http
 from .processes import MANAGE, Process, free_port
 
 READY = "simulator ready"
@@ -36,18 +35,18 @@ class Sim:
         return f"{self.auth_url}/_control"
 
     def control(self, control, **body):
-        r = httpx.post(f"{self.control_url}/{control}", json=body, timeout=10)
+        r = http.post(f"{self.control_url}/{control}", json=body, timeout=10)
         r.raise_for_status()
         return r.json()
 
     def stats(self):
-        return httpx.get(f"{self.control_url}/stats", timeout=10).json()
+        return http.get(f"{self.control_url}/stats", timeout=10).json()
 
     def agents(self):
-        return httpx.get(f"{self.control_url}/agents", timeout=10).json()
+        return http.get(f"{self.control_url}/agents", timeout=10).json()
 
     def sign_in(self, email=None):
-        r = httpx.post(
+        r = http.post(
             f"{self.auth_url}/auth/v1/token?grant_type=password",
             headers={"apikey": self.anon_key},
             json={"email": email or self.email_a, "password": self.password},
@@ -57,7 +56,7 @@ class Sim:
         return r.json()
 
     def get(self, path, token, **params):
-        return httpx.get(
+        return http.get(
             f"{self.base_url}{path}",
             headers={"Authorization": f"Bearer {token}"},
             params=params,

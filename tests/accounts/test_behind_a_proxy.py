@@ -9,6 +9,7 @@ import os
 import httpx
 import pytest
 
+from dashboard.testing import httpclient
 from dashboard.testing.processes import free_port, wait_until
 from dashboard.testing.servers import USER_PASSWORD, manage, migrated_sqlite, start_worker
 
@@ -27,7 +28,7 @@ def worker(tmp_path_factory):
     process = start_worker(env, port, "--proxy-headers")
     url = f"http://127.0.0.1:{port}"
     try:
-        healthy = lambda: httpx.get(f"{url}/healthz", timeout=1).status_code == 200  # noqa: E731
+        healthy = lambda: httpclient.get(f"{url}/healthz", timeout=1).status_code == 200  # noqa: E731
         wait_until(healthy, 30, "the web worker answers", ignoring=(httpx.HTTPError,))
         yield url, process
     finally:

@@ -2,12 +2,11 @@
 
 import copy
 import json
-import sys
 
 import pytest
 
 from bench.run import figure, median_of
-from dashboard.testing.processes import command_env, run
+from dashboard.testing.benchmarks import bench
 
 REQUIRED = {
     "agents",
@@ -24,19 +23,6 @@ REQUIRED = {
     "lost",
     "web_rss_mb",
 }
-
-
-def bench(scenario: str, out, *more: str, timeout: float = 170):
-    """`python -m bench.run` on one scenario, its results in `out`; it must succeed. It
-    runs as `make bench` runs it: without pytest-django's DJANGO_SETTINGS_MODULE."""
-    result = run(
-        [sys.executable, "-m", "bench.run", "--scenarios", scenario, "--out", str(out)]
-        + ["--no-plot", *more],
-        env=command_env(),
-        timeout=timeout,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result
 
 
 def test_it_measures_a_tiny_scenario_end_to_end_and_reports_medians_of_runs(tmp_path):
@@ -81,33 +67,6 @@ def test_a_shorter_window_is_asked_for_and_cpu_is_given_per_thousand_events(tmp_
     assert smoke["web_cpu_s_per_1k_events"] == pytest.approx(1000 * per_event, rel=0.1, abs=0.01)
 
 
-def test_it_measures_event_to_paint_in_chromium(tmp_path):
-    run = bench("browser_smoke", tmp_path)
-    pages = json.loads((tmp_path / "latest.json").read_text())["browser_smoke"]["pages"]
-    assert set(pages) == {"live", "wallboard"}
-    for page in pages.values():
-        assert page["tiles"] == 10 and page["painted"] >= 1 and page["lost"] == 0
-        assert 0 < page["paint_p50_ms"] <= page["paint_p99_ms"]
-        assert 0 < page["main_busy_pct"] < 100 and page["fps"] > 0
-        assert page["console_errors"] == []
-    assert "browser_smoke" in run.stdout  # the table
-
-
-def test_it_measures_a_windowed_live_view_still_scrolling_and_filtering(tmp_path):
-    run = bench("browser10k_smoke", tmp_path)
-    got = json.loads((tmp_path / "latest.json").read_text())["browser10k_smoke"]
-    assert (got["agents"], got["events_per_s"]) == (300, 20) and got["console_errors"] == []
-    assert got["heap_mb"] > 0 and got["dom_nodes"] > 0 and got["lost"] == 0
-    assert got["patch_tiles"] > 0 and got["patch_dom_changes_per_tile"] > 0
-    still, scroll, filtering = (got["phases"][name] for name in ("still", "scroll", "filter"))
-    assert 0 < still["tiles_in_page"] < 300 and still["shown"] == "300 of 300 agents"
-    assert still["pushes"] > 0 and still["tiles_received"] > 0
-    assert all(p["fps"] > 0 and p["renderer_cpu_ms_per_tile_received"] > 0 for p in (still, scroll))
-    assert scroll["dom_changes_per_frame"] > 0  # the window drew other rows as it scrolled
-    assert filtering["dom_changes_per_frame"] > 0  # and other tiles as the filters changed
-    assert "browser10k_smoke" in run.stdout
-
-
 def test_it_measures_recording_and_seeking_the_floor_replay(tmp_path):
     run = bench("replay_smoke", tmp_path)
     got = json.loads((tmp_path / "latest.json").read_text())["replay_smoke"]
@@ -117,16 +76,6 @@ def test_it_measures_recording_and_seeking_the_floor_replay(tmp_path):
     assert 0 < got["seek_p50_ms"] <= got["seek_p99_ms"] <= got["seek_max_ms"]
     assert got["table_mb"] > 0 and got["bytes_per_event"] > 0 and got["mb_per_day"] > 0
     assert "replay_smoke" in run.stdout
-
-
-def test_it_measures_the_alerts_and_chat_posts_a_floor_makes(tmp_path):
-    run = bench("alerts_smoke", tmp_path)
-    got = json.loads((tmp_path / "latest.json").read_text())["alerts_smoke"]
-    assert (got["agents"], got["events_per_s"]) == (40, 20) and got["seconds"] >= 20
-    assert got["alerts_raised"] == sum(got["raised_by_rule"].values())
-    assert got["chat_posts"] <= got["transitions_posted"]
-    assert 0 <= got["largest_burst_posts_per_minute"] <= got["chat_posts"]
-    assert "alerts_smoke" in run.stdout
 
 
 def test_it_measures_a_small_backfill_while_the_floor_moves(tmp_path):
@@ -143,29 +92,3 @@ def test_it_measures_what_changed_at_a_thousand_agents(tmp_path):
     assert got["agents"] == 1000 and got["evals"] == 10
     assert got["changes_found"] >= 3  # the surge: offered, completed, service level, goals
     assert got["whatchanged_ms_per_eval"] > 0
-
-
-def test_it_measures_the_databases_growth_an_event(tmp_path):
-    run = bench("storage_smoke", tmp_path)
-    got = json.loads((tmp_path / "latest.json").read_text())["storage_smoke"]
-    assert (got["agents"], got["events_per_s"]) == (40, 20) and got["events_applied"] > 0
-    assert got["bytes_grown"] > 0 and got["bytes_per_event"] > 0
-    assert got["bytes_per_event_by_table"]  # where it went
-    assert "storage_smoke" in run.stdout
-
-
-@pytest.mark.timeout(300)  # Redis, PostgreSQL, two workers and a bridge, then the reference
-def test_it_measures_team_pages_and_the_whole_floor_over_two_workers(tmp_path):
-    run = bench("teams_smoke", tmp_path, timeout=280)
-    got = json.loads((tmp_path / "latest.json").read_text())["teams_smoke"]
-    assert (got["agents"], got["clients"], got["connected"]) == (40, 6, 6)
-    assert got["emitted"] >= 10 and got["recorded"] == got["emitted"]
-    # A team's sockets were sent its own team's tiles only, and no one missed a change.
-    assert got["foreign"] == 0 and got["team_lost"] == 0 and got["floor_lost"] == 0
-    assert got["team_p99_ms"] > 0 and got["floor_p99_ms"] > 0 and got["team_vs_ideal"] > 0
-    assert got["ideal_team_p99_ms"] > 0 and got["ideal_floor_p99_ms"] > 0
-    # Each worker's sockets and CPU apart, and the bridge's, which applied every event.
-    assert len(got["workers"]) == 2 and all(w["lost"] == 0 for w in got["workers"])
-    assert all(w["cpu_s_per_s"] > 0 and w["rss_mb"] > 0 for w in got["workers"])
-    assert got["bridge_cpu_s_per_s"] > 0 and got["bridge_lag_p99_ms"] > 0
-    assert "teams_smoke" in run.stdout

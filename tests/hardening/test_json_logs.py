@@ -8,6 +8,7 @@ import os
 import httpx
 import pytest
 
+from dashboard.testing import httpclient
 from dashboard.testing.processes import free_port, wait_until
 from dashboard.testing.servers import USER_PASSWORD, manage, migrated_sqlite, start_worker
 
@@ -25,7 +26,7 @@ def worker_log(tmp_path, log_format: str) -> str:
     process = start_worker(env, port)
     url = f"http://127.0.0.1:{port}"
     try:
-        healthy = lambda: httpx.get(f"{url}/healthz", timeout=1).status_code == 200  # noqa: E731
+        healthy = lambda: httpclient.get(f"{url}/healthz", timeout=1).status_code == 200  # noqa: E731
         wait_until(healthy, 30, "the web worker answers", ignoring=(httpx.HTTPError,))
         with httpx.Client(base_url=url, timeout=30) as client:
             client.get("/accounts/login/")

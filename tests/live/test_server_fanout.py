@@ -13,6 +13,7 @@ import time
 import httpx
 import pytest
 
+from dashboard.testing import httpclient
 from dashboard.testing.processes import free_port, wait_until
 from dashboard.testing.raw_socket import CLOSE, RawSocket, Reading
 from dashboard.testing.servers import (
@@ -248,7 +249,7 @@ def test_a_production_web_worker_serves_with_the_same_server(tmp_path):
     url = f"http://127.0.0.1:{port}"
     server = DashboardServer(url, env, start_worker(env, port), database)
     try:
-        healthy = lambda: httpx.get(f"{url}/healthz", timeout=1).status_code == 200  # noqa: E731
+        healthy = lambda: httpclient.get(f"{url}/healthz", timeout=1).status_code == 200  # noqa: E731
         wait_until(healthy, 30, "the web worker answers", ignoring=(httpx.HTTPError,))
         refused = httpx.post(
             f"{server.url}/webhooks/service/", content=b"x" * (2 * 1024 * 1024), timeout=10

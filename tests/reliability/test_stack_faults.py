@@ -9,49 +9,84 @@ the simulator's truth again soon after the part returns (the time is printed;
 docs/reliability.md has the figures)."""
 
 import asyncio
+import tempfile
 import time
+from contextlib import ExitStack
+from dataclasses import dataclass
 
 import psycopg
 import pytest
 
 from dashboard.testing.alerts import Rules, alert_env, calm, wait_for_post
 from dashboard.testing.live_view import ReconnectingBrowser
-from dashboard.testing.processes import await_until, each_moment, wait_until
+from dashboard.testing.processes import Process, await_until, each_moment, free_port, wait_until
 from dashboard.testing.receiver import Receiver
 from dashboard.testing.servers import (
+    WEBHOOK_SECRET,
     ready,
     session_cookie,
     signed_in_client,
     start_topology,
 )
+from dashboard.testing.simulator import Sim, start_simulator
 from dashboard.testing.stores import RestartablePostgres, RestartableRedis
 
-pytestmark = pytest.mark.timeout(300)  # a topology, a fault and its recovery each
+pytestmark = pytest.mark.timeout(300)  # the stack (first test), a fault and its recovery
 
 OUTAGE_S = 10
 BACK_WITHIN_S = 30  # generous on the shared machine; the figures measured are printed
 STALE_AFTER_S = 3  # browsers call a screen stale after this long without a message
 PAUSED = "Paused (faults)"
 BURST = 20  # webhooks, the leading bridge killed half-way
+LEASE_LINES = ("leading:", "following:", "was taken", "could not be renewed", "not reachable")
+
+
+@dataclass
+class Stack:
+    sim: Sim
+    store: RestartableRedis
+    database: RestartablePostgres
+    receiver: Receiver
+    workers: list[str]
+    processes: dict[str, Process]
+
+
+@pytest.fixture(scope="module")
+def stack():
+    """One stack for the module's faults (its start is most of a fault test's CPU): each
+    test takes it back as it found it, the part it stopped running again, and the
+    bridge's kill comes last."""
+    with ExitStack() as cleanup:
+        ports = [free_port(), free_port()]
+        hook = f"http://127.0.0.1:{ports[0]}/webhooks/service/"
+        sim = start_simulator(
+            "--faults", "--seed", "7", "--webhook-url", hook, "--webhook-secret", WEBHOOK_SECRET
+        )
+        cleanup.callback(sim.stop)
+        receiver = Receiver()
+        cleanup.callback(receiver.close)
+        store = RestartableRedis(cleanup.enter_context(tempfile.TemporaryDirectory()))
+        cleanup.callback(store.stop)
+        database = RestartablePostgres()
+        cleanup.callback(database.remove)
+        workers, processes = started(sim, store.url, database.url, ports, alert_env(receiver))
+        for process in processes.values():
+            cleanup.callback(process.stop)
+        yield Stack(sim, store, database, receiver, workers, processes)
 
 
 @pytest.fixture
-def ports(worker_ports):
-    """The web workers' ports, under the name the PostgreSQL test takes."""
-    return worker_ports
-
-
-@pytest.fixture
-def simulator(hooked_simulator):
-    """The tenant whose webhooks go to the first worker, under the name the tests take."""
-    return hooked_simulator
-
-
-@pytest.fixture
-def store(tmp_path):
-    r = RestartableRedis(tmp_path)
-    yield r
-    r.stop()
+def topology(stack):
+    """The stack with both stores up, the floor calm, the pause rule afresh and nothing
+    posted to the chat webhook yet."""
+    for part in (stack.store, stack.database):
+        if not part.process.running:
+            part.start()
+    wait_until(lambda: all(ready(url) for url in stack.workers), 60, "both workers ready")
+    watch_pauses(stack.workers[0], stack.sim)
+    stack.receiver.received.clear()
+    stack.receiver.received_at.clear()
+    return stack
 
 
 def started(simulator, redis_url, database_url, ports, settings=None):
@@ -75,22 +110,6 @@ def started(simulator, redis_url, database_url, ports, settings=None):
     return workers, processes
 
 
-@pytest.fixture
-def receiver():
-    chat = Receiver()
-    yield chat
-    chat.close()
-
-
-@pytest.fixture
-def topology(simulator, store, postgres_url, ports, receiver):
-    workers, processes = started(simulator, store.url, postgres_url, ports, alert_env(receiver))
-    watch_pauses(workers[0], simulator)
-    yield workers, processes, postgres_url
-    for process in processes.values():
-        process.stop()
-
-
 def watch_pauses(url, simulator):
     """Only the test moves agents, and one rule watches them: an agent paused for 2 s. No
     agent is paused before the rule, so its first alert is the one the fault's pause raises."""
@@ -108,11 +127,10 @@ async def raised_after(receiver, agent: str, since: float):
     return raised
 
 
-@pytest.fixture
-def database():
-    cluster = RestartablePostgres()
-    yield cluster
-    cluster.remove()
+def leads(bridge: Process) -> bool:
+    """Whether the bridge's last word about the lease is that it holds it."""
+    said = [line for line in bridge.lines if any(text in line for text in LEASE_LINES)]
+    return bool(said) and "leading: this bridge holds" in said[-1]
 
 
 def sim_states(sim):
@@ -175,9 +193,9 @@ async def back_to_truth(sim, browsers, since: float) -> float:
     return time.monotonic() - since
 
 
-async def test_redis_stopped_for_10_s(simulator, store, topology, receiver):
-    workers, processes, database = topology
-    browsers = await browsers_on(workers)
+async def test_redis_stopped_for_10_s(topology):
+    simulator, store, receiver = topology.sim, topology.store, topology.receiver
+    browsers = await browsers_on(topology.workers)
     await settled(browsers)
     agent, pausing = sorted(sim_states(simulator))[:2]
     before = simulator.control("webhook", event="coaching_alert")["deliveries"]
@@ -194,24 +212,70 @@ async def test_redis_stopped_for_10_s(simulator, store, topology, receiver):
 
     took = await back_to_truth(simulator, browsers, back)
     print(f"redis: screens right {took:.1f} s after it came back")
+    database = topology.database.url
     await await_until(
         lambda: processed_once(database, before + during), 60, "the webhooks processed once"
     )
     await raised_after(receiver, pausing, back_at)
-    assert '"POST /webhooks/service/" 500' not in processes["web-1"].log()  # 503: retry later
-    assert all(ready(url) for url in workers)
+    web = topology.processes["web-1"].log()
+    assert '"POST /webhooks/service/" 500' not in web  # 503: retry later
+    assert all(ready(url) for url in topology.workers)
     for b in browsers:
         await b.close()
 
 
-async def test_the_leading_bridge_killed_during_a_burst_of_webhooks(simulator, topology, receiver):
-    workers, processes, database = topology
-    browsers = await browsers_on(workers)
+async def test_postgresql_stopped_for_10_s(topology):
+    """The live floor does not go through PostgreSQL: the pages stay live through it.
+    Webhooks are stored there: the service's retries deliver those refused meanwhile. An
+    alert that falls due meanwhile is posted to the chat webhook after it."""
+    simulator, database, receiver = topology.sim, topology.database, topology.receiver
+    web = topology.processes["web-1"]  # the worker the service posts to
+    log_from = len(web.lines)  # this test's part of its log
+    browsers = await browsers_on(topology.workers)
+    await settled(browsers)
+    agent = sorted(sim_states(simulator))[0]
+    before = simulator.control("webhook", event="coaching_alert")["deliveries"]
+
+    database.stop()
+    stopped = time.monotonic()
+    during = simulator.control("webhook", event="coaching_alert")["deliveries"]
+    simulator.control("agent-status", agent_id=agent, status="paused")  # falls due in 3 s
+    await await_until(
+        lambda: all(b.states.get(agent) == "paused" for b in browsers),
+        OUTAGE_S,
+        "a change shown during the outage",
+    )
+    await asyncio.sleep(max(0.0, OUTAGE_S - (time.monotonic() - stopped)))
+    database.start()
+    back, back_at = time.monotonic(), time.time()
+
+    took = await back_to_truth(simulator, browsers, back)
+    print(f"postgresql: screens right {took:.1f} s after it came back")
+    await await_until(
+        lambda: processed_once(database.url, before + during), 60, "the webhooks processed once"
+    )
+    await await_until(lambda: all(ready(url) for url in topology.workers), 10, "both ready")
+    assert '"POST /webhooks/service/" 503' in "".join(web.lines[log_from:])
+    assert "Internal Server Error" not in web.log()
+    # The rule is about agents: its alert is the agent's team's, listing the agent.
+    raised = await raised_after(receiver, agent, back_at)  # posted once it could be recorded
+    assert raised.fell_due.timestamp() < back_at  # due in the outage
+    for b in browsers:
+        await b.close()
+
+
+async def test_the_leading_bridge_killed_during_a_burst_of_webhooks(topology):
+    """Last of the module: the stack keeps one bridge from here."""
+    simulator, receiver, database = topology.sim, topology.receiver, topology.database.url
+    browsers = await browsers_on(topology.workers)
     await settled(browsers)
     pausing = sorted(sim_states(simulator))[1]
-    bridges = [processes["bridge-1"], processes["bridge-2"]]
-    (active,) = [b for b in bridges if b.said("leading: this bridge holds")]
+    bridges = [topology.processes["bridge-1"], topology.processes["bridge-2"]]
+    (active,) = [b for b in bridges if leads(b)]
     standby = next(b for b in bridges if b is not active)
+    with psycopg.connect(database) as conn:
+        alerts_sql = "SELECT count(*), count(DISTINCT alert_id) FROM quality_coachingalert"
+        stored = conn.execute(alerts_sql).fetchone()  # the earlier faults' alerts
 
     ids = []
     for n in range(BURST):
@@ -222,60 +286,15 @@ async def test_the_leading_bridge_killed_during_a_burst_of_webhooks(simulator, t
             simulator.control("agent-status", agent_id=pausing, status="paused")
     said = await said_not_fresh(browsers, STALE_AFTER_S + 1)
     assert all(said), f"a screen kept saying it was fresh: {said}"
-    await await_until(lambda: standby.said("leading: this bridge holds"), 15, "the hand-over")
+    await await_until(lambda: leads(standby), 15, "the hand-over")
 
     took = await back_to_truth(simulator, browsers, killed)
     print(f"bridge killed: screens right {took:.1f} s after the kill")
     await await_until(lambda: processed_once(database, ids), 60, "the webhooks processed once")
     with psycopg.connect(database) as conn:
-        alerts = conn.execute(
-            "SELECT count(*), count(DISTINCT alert_id) FROM quality_coachingalert"
-        )
-        assert len(set(ids)) == BURST and alerts.fetchone() == (BURST, BURST)
+        alerts = conn.execute(alerts_sql).fetchone()
+    assert len(set(ids)) == BURST and alerts == (stored[0] + BURST, stored[1] + BURST)
     await raised_after(receiver, pausing, killed_at)
-    assert all(ready(url) for url in workers)
+    assert all(ready(url) for url in topology.workers)
     for b in browsers:
         await b.close()
-
-
-async def test_postgresql_stopped_for_10_s(simulator, store, database, ports, receiver):
-    """The live floor does not go through PostgreSQL: the pages stay live through it.
-    Webhooks are stored there: the service's retries deliver those refused meanwhile. An
-    alert that falls due meanwhile is posted to the chat webhook after it."""
-    workers, processes = started(simulator, store.url, database.url, ports, alert_env(receiver))
-    try:
-        watch_pauses(workers[0], simulator)
-        browsers = await browsers_on(workers)
-        await settled(browsers)
-        agent = sorted(sim_states(simulator))[0]
-        before = simulator.control("webhook", event="coaching_alert")["deliveries"]
-
-        database.stop()
-        stopped = time.monotonic()
-        during = simulator.control("webhook", event="coaching_alert")["deliveries"]
-        simulator.control("agent-status", agent_id=agent, status="paused")  # falls due in 3 s
-        await await_until(
-            lambda: all(b.states.get(agent) == "paused" for b in browsers),
-            OUTAGE_S,
-            "a change shown during the outage",
-        )
-        await asyncio.sleep(max(0.0, OUTAGE_S - (time.monotonic() - stopped)))
-        database.start()
-        back, back_at = time.monotonic(), time.time()
-
-        took = await back_to_truth(simulator, browsers, back)
-        print(f"postgresql: screens right {took:.1f} s after it came back")
-        await await_until(
-            lambda: processed_once(database.url, before + during), 60, "the webhooks processed once"
-        )
-        await await_until(lambda: all(ready(url) for url in workers), 10, "both workers ready")
-        web = processes["web-1"].log()  # the worker the service posts to
-        assert '"POST /webhooks/service/" 503' in web and "Internal Server Error" not in web
-        # The rule is about agents: its alert is the agent's team's, listing the agent.
-        raised = await raised_after(receiver, agent, back_at)  # posted once it could be recorded
-        assert raised.fell_due.timestamp() < back_at  # due in the outage
-        for b in browsers:
-            await b.close()
-    finally:
-        for process in processes.values():
-            process.stop()

@@ -9,6 +9,7 @@ import httpx
 import psycopg
 import redis
 
+from dashboard.testing import httpclient
 from dashboard.testing.processes import free_port, wait_until
 from dashboard.testing.raw_socket import RawSocket
 from dashboard.testing.servers import (
@@ -31,7 +32,7 @@ def worker(env: dict):
     manage(env, "adduser", "bob", "--role", "supervisor", "--password", USER_PASSWORD)
     process = start_worker(env, port)
     url = f"http://127.0.0.1:{port}"
-    healthy = lambda: httpx.get(f"{url}/healthz", timeout=1).status_code == 200  # noqa: E731
+    healthy = lambda: httpclient.get(f"{url}/healthz", timeout=1).status_code == 200  # noqa: E731
     try:
         wait_until(healthy, 30, "the web worker answers", ignoring=(httpx.HTTPError,))
     except AssertionError:
