@@ -132,6 +132,12 @@ class DashboardServer:
     def log(self) -> str:
         return self.process.log()
 
+    def wait_for_history(self, timeout: float = 120):
+        """Until the day's and the past weeks' history is read: a test that measures sockets
+        against a slow reader is not fair while the fill takes the machine's CPU."""
+        said = ("today filled from the service's history", "last week's and the")
+        wait_until(lambda: all(s in self.log() for s in said), timeout, "the history read")
+
     def stop(self):
         self.process.stop()
 

@@ -67,6 +67,7 @@ def live(tmp_path_factory):
     env = {"FANOUT_BUFFER_CAP_BYTES": str(CAP), "FANOUT_BEHIND_CLOSE_S": str(CLOSE_AFTER_S)}
     server = start_dashboard(sim, tmp_path_factory.mktemp("fanout"), env, people=PEOPLE)
     try:
+        server.wait_for_history()  # the readers below are slow Python: not beside the fill
         yield Live(server)
         assert "is gone" not in server.log()  # no internal the fan-out relies on is missing
         assert "Traceback" not in server.log()
