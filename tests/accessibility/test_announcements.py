@@ -51,7 +51,7 @@ def test_the_live_view_announces_the_connection_not_every_change(a11y_floor):
         agent = a11y_floor.sim.agents()[2]["agentId"]
         for status in ("paused", "available", "paused", "available"):
             a11y_floor.sim.control("agent-status", agent_id=agent, status=status)
-            page.wait_for_selector(f"#agent-{agent}[data-state={status}]", timeout=5000)
+            page.wait_for_selector(f"#agent-{agent}[data-state={status}]", timeout=20_000)
         page.wait_for_timeout(1500)
         assert page.evaluate(f"() => {SAID}") == []  # tiles, timers and figures: silent
 
