@@ -16,6 +16,7 @@ from dashboard.inbound.board import service_level
 from .floor import NONE, DayNormal
 from .handle import campaign_names, handles
 from .method import Normal, normal_of, runs_outside
+from .queue_slots import known
 
 LEVEL_LEAST = 5.0  # a service level's band is never narrower than this either side
 LEVEL_CALLS = 10  # a slot's service level with fewer calls answered or abandoned judges nothing
@@ -68,7 +69,7 @@ QUEUE_FIGURES = [  # figure, label, unit, its value of a slot's counts, least ha
 
 
 def queue_series(days: dict, names: dict, today: date) -> list[Series]:
-    """`days`: queue -> day -> slot -> counts (panel.queue_days)."""
+    """`days`: queue -> day -> slot -> counts (queue_slots.queue_days)."""
     out = []
     for queue, by_day in days.items():
         mine = by_day.get(today, {})
@@ -80,7 +81,9 @@ def queue_series(days: dict, names: dict, today: date) -> list[Series]:
                 return None if at not in mine else of(mine[at])
 
             def normal(at, of=of, least=least, past=past, empty=empty):
-                samples = {d: of(slots.get(at, empty)) for d, slots in past.items()}
+                samples = {
+                    d: of(slots.get(at, empty)) for d, slots in past.items() if known(slots, at)
+                }
                 spread = normal_of(samples, 0)
                 their = normal_of(samples, least(spread.median or 0))
                 return OwnNormal(their.median, their.low, their.high, their.days, spread.noisy)

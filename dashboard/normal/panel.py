@@ -9,23 +9,22 @@ agents paused or signed out then, calls per agent hour and handle time by campai
 linked to its page."""
 
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from urllib.parse import urlencode
 
-from django.db.models import Count, Max, Q, Sum
 from django.template.loader import render_to_string
 from django.urls import reverse
 
 from dashboard.inbound.board import service_level
-from dashboard.inbound.models import QueueSlot
 from dashboard.live.state import SLOT, slot_of
-from dashboard.shared.charts import on_day, zone
+from dashboard.shared.charts import zone
 
 from .changes import Cause, aht_by_campaign, cause_rows, causes_of, shares_of
-from .floor import FIGURES, DayNormal, count_noise, day_normal, midnight
-from .method import MIN_WEEKS, Normal, normal_of, runs_outside
+from .floor import FIGURES, DayNormal, day_normal
+from .method import MIN_WEEKS, runs_outside
 from .own_bands import campaign_series, queue_series, series_runs
 from .pages import shown
+from .queue_slots import queue_days, queue_offered
 
 LISTED = 8  # changes kept, newest first
 AWAY = {"paused": "paused", "offline": "signed out"}  # states that take an agent off calls
@@ -68,62 +67,13 @@ class Run:
     against: float | None = None  # the median of its band at the first slot, or the goal
 
 
-# ---- The queues' part: offered and service level per queue and slot ---------------------
-QUEUE_COUNTS = ("offered", "answered", "within_target", "abandoned", "short_abandoned")
-_past_queues: dict = {}  # fingerprint of the past days' queue slots -> their part
-
-
-def queue_days(normal: DayNormal) -> dict[str, dict[date, dict[datetime, list[int]]]]:
-    """Queue -> day (today and the past days held) -> today's slot -> [offered (open or
-    closed), answered, within target, abandoned, abandoned short (open minutes only)]. The
-    past days' part is read again only when what they hold changed."""
-    past = Q()
-    for day in normal.days:
-        past |= Q(start__gte=midnight(day), start__lt=midnight(day + timedelta(days=1)))
-    held = QueueSlot.objects.filter(past) if normal.days else QueueSlot.objects.none()
-    key = (
-        normal.today,
-        *normal.days,
-        *held.aggregate(Count("id"), Max("id"), *map(Sum, QUEUE_COUNTS)).values(),
-    )
-    if key not in _past_queues:
-        _past_queues.clear()
-        _past_queues[key] = _queue_slots(normal.days, normal.today)
-    out = {queue: dict(by_day) for queue, by_day in _past_queues[key].items()}
-    for queue, slots in _queue_slots([normal.today], normal.today).items():
-        out.setdefault(queue, {}).update(slots)
-    return out
-
-
-def _queue_slots(days: list[date], today: date) -> dict:
-    out: dict = {}
-    for day in days:
-        rows = QueueSlot.objects.filter(
-            start__gte=midnight(day), start__lt=midnight(day + timedelta(days=1))
-        ).values_list("queue_id", "start", "open", *QUEUE_COUNTS)
-        for queue, at, is_open, offered, *counts in rows:
-            at = slot_of(on_day(at, today))
-            slot = out.setdefault(queue, {}).setdefault(day, {}).setdefault(at, [0] * 5)
-            slot[0] += offered
-            if is_open:
-                slot[1:] = [a + b for a, b in zip(slot[1:], counts, strict=True)]
-    return out
-
-
-def queue_offered(days: dict, today: date, queue: str, at: datetime) -> tuple[int, Normal]:
-    by_day = days.get(queue, {})
-    past = {d: slots.get(at, [0])[0] for d, slots in by_day.items() if d != today}
-    mid = normal_of(past, 0).median or 0
-    return by_day.get(today, {}).get(at, [0])[0], normal_of(past, count_noise(mid))
-
-
 def by_queue(days: dict, names: dict, today: date, at: datetime, sign: int) -> list[Cause]:
     """Calls offered by queue against each queue's own normal: the queues that moved the
     same way as the change, each as a share of their calls above (or below) normal."""
     moved = []
     for queue in days:
         offered, their = queue_offered(days, today, queue, at)
-        if their.ready and (offered - their.median) * sign > 0:
+        if offered is not None and their.ready and (offered - their.median) * sign > 0:
             moved.append((queue, offered, their, offered - their.median))
     total = sum(excess for *_, excess in moved)
     causes = [

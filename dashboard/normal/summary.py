@@ -20,7 +20,8 @@ from dashboard.shared.charts import zone
 from .floor import day_normal, midnight
 from .method import MIN_WEEKS
 from .pages import shown
-from .panel import queue_days, queue_offered, row, runs_of
+from .panel import row, runs_of
+from .queue_slots import queue_days, queue_offered
 
 SUMMARY = "summary"  # the chat webhook's transition, which its delivery log shows
 BIGGEST = 5  # changes listed

@@ -7,6 +7,7 @@ queue under its goal is a change of its own; too short or too noisy a history sa
 
 from datetime import datetime, timedelta
 
+from dashboard.inbound.models import QueueBaseline, QueueSlot
 from dashboard.normal.panel import Away, evaluate
 from dashboard.testing.normal_days import PLANS, SALES, rows, slot, write
 
@@ -110,6 +111,30 @@ def test_a_team_pausing_is_reported_with_agents_time_first_and_its_agents(zone, 
         (name, f"/agents/a{n}/") for n, name in enumerate(names)
     ]
     assert all(c["key"] != "offered" for c in what["changes"])  # offered stayed normal
+
+
+def test_queue_slots_before_the_days_first_read_are_unknown_not_zero(zone, db):
+    """Half the calls from an hour ago, every one answered in time: the service level rose
+    because fewer calls were offered. The dashboard first read its queues after that, so
+    their morning is whole in their baseline and their slots count from the first whole
+    slot after the read: no queue is said to have been offered 0 calls before it."""
+    now = datetime.now(zone)
+    drop = hour_of(now) // 1 - 1
+
+    def shape(hour, weeks_ago):
+        return slot(20, sl=(20, 20)) if weeks_ago == 0 and hour >= drop else None
+
+    write(rows(zone, now, until=hour_of(now), shape=shape))
+    read_at = at(zone, drop + 0.5) + timedelta(minutes=7)
+    QueueSlot.objects.filter(start__gte=at(zone, 0), start__lt=read_at).delete()
+    for queue in set(QueueSlot.objects.values_list("queue_id", flat=True)):
+        QueueBaseline.objects.create(queue_id=queue, day=at(zone, 0), read_at=read_at)
+    what = evaluate(at(zone, drop + 0.25) + timedelta(seconds=6), [], PLANS)
+    sl = changed(what, "service_level")
+    assert sl["sentence"] == f"Service level 90% → 100% since {int(drop):02d}:00"
+    offered = [c for c in sl["causes"] if c["text"].startswith("calls offered")]
+    assert offered and offered[0]["text"] == "calls offered 50% below normal", sl["causes"]
+    assert offered[0]["details"] == []  # not known per queue before the first read
 
 
 def test_too_short_a_history_says_so_and_invents_no_band(zone, db):
