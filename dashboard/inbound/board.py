@@ -37,12 +37,11 @@ from dashboard.upstream import contract as c
 from dashboard.upstream import inbound as up
 from dashboard.upstream.errors import NotOffered
 
-from .models import QueueBaseline, QueueSlot, add_grown
+from .models import COUNTERS, QueueBaseline, QueueSlot, add_grown
 from .words import hours_text
 
 log = logging.getLogger("dashboard.inbound.board")
 BOARD_KEY = "inbound:board"
-COUNTERS = ("offered", "answered", "within_target", "abandoned", "short_abandoned")
 # Events redraw the board at most this often: at 200 events a second nearly every one moves
 # a queue or a ring group's agent, and each redraw renders every inbound page.
 REDRAW_GAP_S = 0.5

@@ -7,14 +7,13 @@ from datetime import date, datetime, timedelta
 
 from django.db.models import Count, Max, Q, Sum
 
-from dashboard.inbound.models import QueueBaseline, QueueSlot
+from dashboard.inbound.models import COUNTERS, QueueBaseline, QueueSlot
 from dashboard.live.state import SLOT, slot_of
 from dashboard.shared.charts import on_day
 
 from .floor import DayNormal, count_noise, midnight
 from .method import Normal, normal_of
 
-QUEUE_COUNTS = ("offered", "answered", "within_target", "abandoned", "short_abandoned")
 _past_queues: dict = {}  # fingerprint of the past days' queue slots -> their part
 
 
@@ -29,7 +28,7 @@ def queue_days(normal: DayNormal) -> dict[str, dict[date, dict[datetime, list[in
     key = (
         normal.today,
         *normal.days,
-        *held.aggregate(Count("id"), Max("id"), *map(Sum, QUEUE_COUNTS)).values(),
+        *held.aggregate(Count("id"), Max("id"), *map(Sum, COUNTERS)).values(),
     )
     if key not in _past_queues:
         _past_queues.clear()
@@ -60,7 +59,7 @@ def _queue_slots(days: list[date], today: date) -> dict:
             since += SLOT if since < read_at else timedelta(0)
             out.setdefault(queue, {})[day] = Slots(on_day(since, today))
         rows = QueueSlot.objects.filter(start__gte=start, start__lt=end).values_list(
-            "queue_id", "start", "open", *QUEUE_COUNTS
+            "queue_id", "start", "open", *COUNTERS
         )
         for queue, at, is_open, offered, *counts in rows:
             slots = out.setdefault(queue, {}).setdefault(day, Slots(on_day(start, today)))
