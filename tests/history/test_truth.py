@@ -8,17 +8,15 @@ import re
 from datetime import UTC, datetime
 from html import unescape
 
-import httpx
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
+from dashboard.testing import metrics
 from dashboard.testing.inbound import csv_rows
 from dashboard.testing.live_view import LiveSocket, current_kpis
 from dashboard.testing.processes import free_port, wait_until
 from dashboard.testing.servers import WEBHOOK_SECRET, start_dashboard
 
 FILLING = "filling today from the service"
-TOKEN = "metrics-token-for-tests"
 PROGRESS = "dashboard_backfill_progress_ratio"
 
 
@@ -51,7 +49,7 @@ def tenant_with_past(sim_factory, tmp_path):
         "--webhook-secret",
         WEBHOOK_SECRET,
     )
-    env = {"TIME_ZONE": ZONE, "UPSTREAM_REFRESH_INTERVAL_S": "2", "METRICS_TOKEN": TOKEN}
+    env = {"TIME_ZONE": ZONE, "UPSTREAM_REFRESH_INTERVAL_S": "2", "METRICS_TOKEN": metrics.TOKEN}
     servers = []
 
     def start():
@@ -318,14 +316,7 @@ def test_figures_being_filled_say_so_instead_of_a_wrong_number(tenant_with_past)
 
 def progress(server) -> float:
     """The backfill's progress as a Prometheus scrape of /metrics reads it."""
-    r = httpx.get(f"{server.url}/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
-    assert r.status_code == 200
-    found = [
-        s.value
-        for family in text_string_to_metric_families(r.text)
-        for s in family.samples
-        if s.name == PROGRESS
-    ]
+    found = [v for (name, _), v in metrics.scrape(server.url).items() if name == PROGRESS]
     assert len(found) == 1, found
     return found[0]
 
