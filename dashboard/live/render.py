@@ -15,6 +15,7 @@ from dashboard.upstream import contract as c
 
 from . import explain
 from .state import LiveState, scoped
+from .tile import agent_tile
 
 STATE_LOOK = {  # icon, label: state is shown by colour AND by text
     "available": ("●", "Available"),
@@ -76,7 +77,6 @@ def duration(seconds) -> str:
 
 class Renderer:
     def __init__(self):
-        self._agent = get_template("live/_agent.html")
         self._call = get_template("live/_call.html")
         self._queue = get_template("live/_queue.html")
         self._kpis = get_template("live/_kpis.html")
@@ -89,36 +89,38 @@ class Renderer:
         return ascii_html(template.render(context))
 
     def agent(self, state: LiveState, agent: c.Agent, stamp=None) -> str:
+        """An agent's tile, written by tile.py as the template `live/_agent.html` would."""
+        return ascii_html(agent_tile(self.agent_context(state, agent, stamp)["agent"]))
+
+    def agent_context(self, state: LiveState, agent: c.Agent, stamp=None) -> dict:
+        """What an agent's tile shows: the template's context."""
         icon, label = STATE_LOOK[agent.status]
         call = state.call_of(agent)
-        return self._render(
-            self._agent,
-            {
-                "agent": {
-                    "id": agent.agent_id,
-                    "url": self.agent_url(agent.agent_id),
-                    "name": agent.name,
-                    "team": agent.team,
-                    "state": agent.status,
-                    "icon": icon,
-                    "label": label,
-                    "since": iso(agent.since),
-                    "limit": agent.status if agent.status in LIMITED_STATES else "",
-                    "pending": agent.pending_status,
-                    "changed_by": agent.changed_by,
-                    "monitors": monitors(state, call.call_id) if call else (),
-                    "seq": stamp[0] if stamp else "",
-                    "emitted": stamp[1] if stamp else "",
-                    "call": call
-                    and {
-                        "id": call.call_id,
-                        "direction": call.direction,
-                        "started_at": iso(call.started_at),
-                        "campaign": self.campaign(call),
-                    },
-                }
-            },
-        )
+        return {
+            "agent": {
+                "id": agent.agent_id,
+                "url": self.agent_url(agent.agent_id),
+                "name": agent.name,
+                "team": agent.team,
+                "state": agent.status,
+                "icon": icon,
+                "label": label,
+                "since": iso(agent.since),
+                "limit": agent.status if agent.status in LIMITED_STATES else "",
+                "pending": agent.pending_status,
+                "changed_by": agent.changed_by,
+                "monitors": monitors(state, call.call_id) if call else (),
+                "seq": stamp[0] if stamp else "",
+                "emitted": stamp[1] if stamp else "",
+                "call": call
+                and {
+                    "id": call.call_id,
+                    "direction": call.direction,
+                    "started_at": iso(call.started_at),
+                    "campaign": self.campaign(call),
+                },
+            }
+        }
 
     def agent_url(self, agent_id: str) -> str:
         """An agent's page (`links.agent_url`: a URL reversal), once per agent: a sixth of
