@@ -86,6 +86,7 @@ def floor(agents: int, teams: int):
 
 
 def instrument(steps: Steps):
+    from dashboard.drilldown import tiles
     from dashboard.live import publish, render, snapshot, team_tiles, view
 
     steps.wrap(render.Renderer, "agent", "tiles rendered")
@@ -95,6 +96,8 @@ def instrument(steps: Steps):
     steps.wrap(view.FloorView, "view_parts", "the view's other parts")
     steps.wrap(snapshot, "entries", "cache entries composed")
     steps.wrap(publish, "store", "cache written")
+    steps.wrap(tiles, "store", "agent pages' tiles cached")
+    steps.wrap(view.FloorView, "render_board", "wallboard's panels")
 
 
 async def play(args, steps: Steps):
