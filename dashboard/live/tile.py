@@ -9,9 +9,13 @@ the other. Every value is escaped with django.utils.html's `escape`, as the temp
 autoescaping does, each once however often the tile shows it.
 """
 
-from django.utils.html import escape
+from django.utils import html
 
 from dashboard.shared.templatetags.links import call_url
+
+# django.utils.html.escape itself, without its check for lazy strings (a tile's values are
+# plain str and int): a third of its time, a good part of the whole.
+escape = html.escape.__wrapped__
 
 
 def agent_tile(agent: dict) -> str:
