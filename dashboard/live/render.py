@@ -178,7 +178,7 @@ class Renderer:
     def kpi_strips(self, state: LiveState, figures: dict, now: datetime, team_sets) -> dict:
         """The whole floor's KPI strip and each team set's, by team set (() the floor's):
         the floor's figures worked out and rendered once (and once more as a team set's
-        strip shows them), the teams' from one pass over the agents."""
+        strip shows them), the teams' agents counted as they change (tally.py)."""
         kpis = state.kpis(now)
         vs = explain.comparisons(kpis, state, now)
         why = explain.hidden(explain.floor_inputs(kpis, state, figures, now))
