@@ -10,9 +10,9 @@ compressed once per audience as the fan-out does (the whole floor and each team 
 
 The clock the feed paces itself by (the KPI strips, the team sets' strips) is the
 simulated one and a strip's cost is its CPU time, so the figures do not depend on the
-machine's load: CPU seconds (`time.process_time`, every thread) per 1,000 events, in
-total and for each step, timed around the functions named below. docs/performance.md
-"Where the floor's time goes" records a run.
+machine's load: CPU seconds per 1,000 events, in total (`time.process_time`, every
+thread) and for each step (the CPU time of the thread that ran it, around the functions
+named below). docs/performance.md "Where the floor's time goes" records runs.
 """
 
 import argparse
