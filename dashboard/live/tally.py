@@ -125,7 +125,7 @@ class Agents(dict):
         self.tally.remove(agent)
         return agent_id, agent
 
-    def setdefault(self, agent_id, agent=None):
+    def setdefault(self, agent_id, agent):
         if agent_id not in self:
             self[agent_id] = agent
         return self[agent_id]

@@ -86,3 +86,21 @@ def test_a_team_whose_last_agent_moved_is_no_longer_counted():
     state.apply(events.agent(5, "a1", "paused", team="Support"))
     figures = state.team_figures()
     assert "Solo" not in figures and figures["Support"]["agents"]["paused"] == 1
+
+
+def test_every_way_the_agents_dict_changes_is_tallied():
+    state = LiveState(ZoneInfo("UTC"))
+    rng, now = random.Random(7), T0
+    state.agents = {f"a{n}": agent(rng, n, now) for n in range(10)}
+    agents = state.agents
+    del agents["a1"]
+    agents.update({"a2": agent(rng, 2, now), "z1": agent(rng, 11, now)}, z2=agent(rng, 12, now))
+    agents.setdefault("a3", agent(rng, 3, now))  # there: unchanged
+    agents.setdefault("z3", agent(rng, 13, now))
+    agents.popitem()
+    agents |= {"z4": agent(rng, 14, now)}
+    agents.pop("a5")
+    assert dict(walked(state)[0]) == state.kpis(now)["agents"]
+    assert state.today(now) == state.walk_today(now)
+    agents.clear()
+    assert sum(state.kpis(now)["agents"].values()) == 0 and state.team_figures() == {}
