@@ -85,22 +85,31 @@ def comparisons(kpis: dict, state: LiveState, now: datetime) -> dict[str, str]:
     }
 
 
-def inputs(kpis: dict, state: LiveState, figures: dict, now: datetime) -> dict[str, list[str]]:
-    """The counts behind each tile, by the key of its explain panel, and `day`: where
-    today's counts came from."""
-    day, then = kpis["day"], kpis["last_week"]
-    weekday = f"Last {same_time_last_week(now, state.tz):%a} at this time"
-    threshold = figures.get("service_level_s", state.service_level_s)
+def agent_inputs(kpis: dict) -> dict[str, list[str]]:
+    """The counts behind the agents' and calls' tiles, by the key of their explain panel:
+    a team set's own."""
     agents = kpis["agents"]
-    queues = sorted(state.queues.values(), key=lambda q: q.name)
-    longest = max(queues, key=lambda q: q.longest_wait_s, default=None)
-    why = {
+    return {
         "agent_states": [
             f"{kpis['agents_total']} agents: "
             + ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in agents.items() if n)
         ],
         "active_calls": [f"{kpis['active_calls']} calls started and not ended"],
         "ai_calls": [f"{kpis['ai_calls']} of {kpis['active_calls']} active calls"],
+    }
+
+
+def floor_inputs(
+    kpis: dict, state: LiveState, figures: dict, now: datetime
+) -> dict[str, list[str]]:
+    """The counts behind the other tiles, the whole floor's in every strip, and `day`:
+    where today's counts came from."""
+    day, then = kpis["day"], kpis["last_week"]
+    weekday = f"Last {same_time_last_week(now, state.tz):%a} at this time"
+    threshold = figures.get("service_level_s", state.service_level_s)
+    queues = sorted(state.queues.values(), key=lambda q: q.name)
+    longest = max(queues, key=lambda q: q.longest_wait_s, default=None)
+    why = {
         "waiting": ["; ".join(f"{q.name}: {q.waiting}" for q in queues) or "no queue figures yet"],
         "longest_wait": [
             f"{longest.name}: {clock(longest.longest_wait_s)} at {_hhmmss(longest.at, state)}"

@@ -9,12 +9,15 @@ from datetime import UTC, datetime
 
 from django.template.loader import get_template
 from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
 
 from dashboard.shared.templatetags.links import agent_url
 from dashboard.upstream import contract as c
 
 from . import explain
 from .state import LiveState, scoped
+from .strip import strip_html
+from .tile import agent_tile
 
 STATE_LOOK = {  # icon, label: state is shown by colour AND by text
     "available": ("●", "Available"),
@@ -76,10 +79,9 @@ def duration(seconds) -> str:
 
 class Renderer:
     def __init__(self):
-        self._agent = get_template("live/_agent.html")
         self._call = get_template("live/_call.html")
         self._queue = get_template("live/_queue.html")
-        self._kpis = get_template("live/_kpis.html")
+        self._kpis_floor = get_template("live/_kpis_floor.html")
         self._upstream = get_template("live/_upstream.html")
         self.campaigns: dict[str, str] = {}
         self.agent_urls: dict[str, str] = {}  # agent id -> its page's address, worked out once
@@ -89,36 +91,38 @@ class Renderer:
         return ascii_html(template.render(context))
 
     def agent(self, state: LiveState, agent: c.Agent, stamp=None) -> str:
+        """An agent's tile, written by tile.py as the template `live/_agent.html` would."""
+        return ascii_html(agent_tile(self.agent_context(state, agent, stamp)["agent"]))
+
+    def agent_context(self, state: LiveState, agent: c.Agent, stamp=None) -> dict:
+        """What an agent's tile shows: the template's context."""
         icon, label = STATE_LOOK[agent.status]
         call = state.call_of(agent)
-        return self._render(
-            self._agent,
-            {
-                "agent": {
-                    "id": agent.agent_id,
-                    "url": self.agent_url(agent.agent_id),
-                    "name": agent.name,
-                    "team": agent.team,
-                    "state": agent.status,
-                    "icon": icon,
-                    "label": label,
-                    "since": iso(agent.since),
-                    "limit": agent.status if agent.status in LIMITED_STATES else "",
-                    "pending": agent.pending_status,
-                    "changed_by": agent.changed_by,
-                    "monitors": monitors(state, call.call_id) if call else (),
-                    "seq": stamp[0] if stamp else "",
-                    "emitted": stamp[1] if stamp else "",
-                    "call": call
-                    and {
-                        "id": call.call_id,
-                        "direction": call.direction,
-                        "started_at": iso(call.started_at),
-                        "campaign": self.campaign(call),
-                    },
-                }
-            },
-        )
+        return {
+            "agent": {
+                "id": agent.agent_id,
+                "url": self.agent_url(agent.agent_id),
+                "name": agent.name,
+                "team": agent.team,
+                "state": agent.status,
+                "icon": icon,
+                "label": label,
+                "since": iso(agent.since),
+                "limit": agent.status if agent.status in LIMITED_STATES else "",
+                "pending": agent.pending_status,
+                "changed_by": agent.changed_by,
+                "monitors": monitors(state, call.call_id) if call else (),
+                "seq": stamp[0] if stamp else "",
+                "emitted": stamp[1] if stamp else "",
+                "call": call
+                and {
+                    "id": call.call_id,
+                    "direction": call.direction,
+                    "started_at": iso(call.started_at),
+                    "campaign": self.campaign(call),
+                },
+            }
+        }
 
     def agent_url(self, agent_id: str) -> str:
         """An agent's page (`links.agent_url`: a URL reversal), once per agent: a sixth of
@@ -173,30 +177,35 @@ class Renderer:
 
     def kpi_strips(self, state: LiveState, figures: dict, now: datetime, team_sets) -> dict:
         """The whole floor's KPI strip and each team set's, by team set (() the floor's):
-        the floor's figures worked out once, the teams' from one pass over the agents."""
+        the floor's figures worked out and rendered once (and once more as a team set's
+        strip shows them), the teams' agents counted as they change (tally.py)."""
         kpis = state.kpis(now)
         vs = explain.comparisons(kpis, state, now)
-        strips = {(): self._strip(kpis, state, figures, now, vs)}
-        by_team = state.team_figures() if team_sets else {}
-        for teams in team_sets:
-            strips[teams] = self._strip(
-                scoped(kpis, by_team, teams), state, figures, now, vs, teams
-            )
+        why = explain.hidden(explain.floor_inputs(kpis, state, figures, now))
+        strips = {(): self._strip(kpis, self._floor(kpis, figures, vs, False), why)}
+        if team_sets:
+            by_team, floor = state.team_figures(), self._floor(kpis, figures, vs, True)
+            for teams in team_sets:
+                strips[teams] = self._strip(scoped(kpis, by_team, teams), floor, why, teams)
         return strips
 
-    def _strip(self, kpis, state, figures, now, vs, teams=()) -> str:
-        return self._render(
-            self._kpis,
-            {
-                "kpis": kpis,
-                "figures": figures,
-                "aht": duration(kpis["aht_s"]),
-                "longest_wait": duration(kpis["longest_wait_s"]),
-                "vs": vs,
-                "why": explain.hidden(explain.inputs(kpis, state, figures, now)),
-                "teams": ", ".join(teams),
-            },
-        )
+    def _floor(self, kpis, figures, vs, teams: bool) -> SafeString:
+        """The floor's figures of a strip, a team set's or the whole floor's."""
+        context = {
+            "kpis": kpis,
+            "figures": figures,
+            "aht": duration(kpis["aht_s"]),
+            "longest_wait": duration(kpis["longest_wait_s"]),
+            "vs": vs,
+            "teams": teams,
+        }
+        # without the template file's last line break, as if written inside the strip
+        return mark_safe(self._kpis_floor.render(context).rstrip("\n"))
+
+    def _strip(self, kpis, floor: SafeString, why: SafeString, teams=()) -> str:
+        """A strip, written by strip.py as the template `live/_kpis.html` would."""
+        agents_why = explain.hidden(explain.agent_inputs(kpis))
+        return ascii_html(strip_html(kpis, floor, agents_why + why, ", ".join(teams)))
 
     def upstream(self, status: dict) -> str:
         return self._render(self._upstream, {"status": status})

@@ -15,6 +15,8 @@ from datetime import UTC, datetime, time, timedelta, tzinfo
 
 from dashboard.upstream import contract as c
 
+from .tally import Agents, Tally, us
+
 STATES = (*c.AGENT_STATUSES, "unknown")
 BUSY_STATES = ("ringing", "on_call", "wrap_up")  # occupancy: time engaged with calls
 OCCUPANCY_STATES = frozenset((*BUSY_STATES, "available"))  # the rest is left out
@@ -434,9 +436,38 @@ class LiveState:
         return self.calls.get(agent.call_id or "")
 
     # ---- KPIs --------------------------------------------------------------------------------
+    @property
+    def agents(self) -> dict[str, c.Agent]:
+        return self._agents
+
+    @agents.setter
+    def agents(self, agents: dict[str, c.Agent]):
+        """A new floor: counted afresh as it changes (tally.py)."""
+        self.tally = Tally(STATES, OCCUPANCY_STATES)
+        self._agents = Agents(agents, self.tally)
+
     def today(self, now: datetime) -> tuple[Counts, int, int]:
         """Today's counters with the states under way counted up to `now`; how many agents'
-        current states and how many wrap-ups under way that adds."""
+        current states and how many wrap-ups under way that adds. From the running tally
+        of the agents (tally.py), or a walk of them when `now` is before a moment asked."""
+        self._roll_day(now)
+        start, tally = self.day.start, self.tally
+        if tally.start != us(start):
+            tally.restart(start, self.agents.values())
+        spent = tally.spent(now)
+        if spent is None:
+            return self.walk_today(now)
+        busy = sum(sum(spent[s]) for s in BUSY_STATES)
+        counted = sum(tally.before[s] + tally.since[s] for s in OCCUPANCY_STATES)
+        day = replace(self.day.totals).add(
+            busy_s=busy / 1e6,
+            available_s=sum(spent["available"]) / 1e6,
+            handle_s=spent["wrap_up"][1] / 1e6,
+        )
+        return day, counted, tally.since["wrap_up"]
+
+    def walk_today(self, now: datetime) -> tuple[Counts, int, int]:
+        """`today`, from a walk of every agent."""
         self._roll_day(now)
         day, start = self.day.totals, self.day.start
         busy = available = handle = 0.0
@@ -482,9 +513,7 @@ class LiveState:
         return before.plus(self.last_week.get(current, Counts()), share)
 
     def kpis(self, now: datetime) -> dict:
-        by_state = dict.fromkeys(STATES, 0)
-        for agent in self.agents.values():
-            by_state[agent.status] += 1
+        by_state = dict(self.tally.by_state)
         waits = [q.longest_wait_s for q in self.queues.values()]
         day, counted, wrapping = self.today(now)
         then = self.same_time_last_week(now)
@@ -519,16 +548,10 @@ class LiveState:
         """Per team, what can be told of it now: agents by state, and the active calls its
         agents are on. The day's counters, the waits and the queues stay the whole floor's:
         queues carry no team in the service's contract, nor calls a queue."""
-        teams: dict[str, dict] = {}
-        for agent in self.agents.values():
-            team = teams.get(agent.team)
-            if team is None:
-                team = teams[agent.team] = {
-                    "agents": dict.fromkeys(STATES, 0),
-                    "active_calls": 0,
-                    "ai_calls": 0,
-                }
-            team["agents"][agent.status] += 1
+        teams = {
+            team: {"agents": dict(counts), "active_calls": 0, "ai_calls": 0}
+            for team, counts in self.tally.by_team.items()
+        }
         for call in self.calls.values():
             agent = self.agents.get(call.agent_id or "")
             if agent is not None:

@@ -40,41 +40,43 @@ def compose(parts: dict[str, str], teams: tuple[str, ...]) -> str:
 
 class TeamTiles:
     """Each team's tiles joined, kept as tiles change: the parts of the whole view that a
-    push rewrites in the cache only for the teams it changed (snapshot.py)."""
+    push rewrites in the cache only for the teams it changed (snapshot.py). Each team keeps
+    its agents' tiles in order, so joining a team again is one join of its strings."""
 
     def __init__(self):
-        self.members: dict[str, dict[str, None]] = {}  # team -> its agents, in order
+        self.members: dict[str, dict[str, str]] = {}  # team -> its agents' tiles, in order
         self.team_of: dict[str, str] = {}  # agent id -> the team its tile was last sent to
         self.html: dict[str, str] = {}  # team -> its tiles joined
         self.stale: set[str] = set()  # teams whose tiles changed since they were joined
         self.unwritten: set[str] = set()  # teams whose joined tiles the cache lacks
 
-    def reset(self, teams: dict[str, str]):
-        """Every agent's team (a whole view); a team no longer there is written empty."""
+    def reset(self, tiles: dict[str, str], teams: dict[str, str]):
+        """Every agent's tile (agent id -> html) and team (a whole view); a team no longer
+        there is written empty."""
         gone = set(self.members)
         self.members, self.team_of, self.html = {}, dict(teams), {}
         for agent_id, team in teams.items():
-            self.members.setdefault(team, {})[agent_id] = None
+            self.members.setdefault(team, {})[agent_id] = tiles.get(agent_id, "")
         self.stale = set(self.members)
         self.unwritten |= gone | self.stale
 
-    def changed(self, agent_id: str, team: str) -> set[str]:
-        """An agent's tile changed; the teams whose pages are sent it: its own and, when it
-        moved, its old one once more (whose pages' filter hides it)."""
+    def changed(self, agent_id: str, team: str, html: str) -> set[str]:
+        """An agent's tile changed to `html`; the teams whose pages are sent it: its own
+        and, when it moved, its old one once more (whose pages' filter hides it)."""
         old = self.team_of.get(agent_id)
         if old != team:
             if old is not None:
                 self.members[old].pop(agent_id, None)
                 self.stale.add(old)
-            self.members.setdefault(team, {})[agent_id] = None
             self.team_of[agent_id] = team
+        self.members.setdefault(team, {})[agent_id] = html
         self.stale.add(team)
         return {team, old} - {"", None}
 
-    def join(self, tiles: dict[str, str]):
-        """Join the stale teams' tiles again (agent id -> html)."""
+    def join(self):
+        """Join the stale teams' tiles again."""
         for team in self.stale:
-            self.html[team] = "".join(tiles.get(a, "") for a in self.members.get(team, ()))
+            self.html[team] = "".join(self.members.get(team, {}).values())
         self.unwritten |= self.stale
         self.stale = set()
 

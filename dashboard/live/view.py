@@ -76,7 +76,7 @@ class FloorView:
             self.agent_html = {
                 a: self.render.agent(state, x, stamps.get(a)) for a, x in state.agents.items()
             }
-            self.teams.reset({a: x.team for a, x in state.agents.items()})
+            self.teams.reset(self.agent_html, {a: x.team for a, x in state.agents.items()})
             self.call_html = {k: self.render.call(state, x) for k, x in state.calls.items()}
             self.queue_html = {
                 k: self.render.queue(x, self.queue_plan(k)) for k, x in state.queues.items()
@@ -86,11 +86,10 @@ class FloorView:
             for agent_id in changes.agents:
                 agent = state.agents.get(agent_id)
                 if agent:
-                    self.agent_html[agent_id] = self.render.agent(
-                        state, agent, stamps.get(agent_id)
-                    )
-                    agents.append(self.agent_html[agent_id])
-                    teams[agent_id] = self.teams.changed(agent_id, agent.team)
+                    html = self.render.agent(state, agent, stamps.get(agent_id))
+                    self.agent_html[agent_id] = html
+                    agents.append(html)
+                    teams[agent_id] = self.teams.changed(agent_id, agent.team, html)
             for call_id in changes.removed_calls:
                 self.call_html.pop(call_id, None)
                 calls.append(self.render.removed_call(call_id))
@@ -103,7 +102,7 @@ class FloorView:
                 plan = self.queue_plan(queue_id)
                 self.queue_html[queue_id] = self.render.queue(state.queues[queue_id], plan)
                 queues.append(self.queue_html[queue_id])
-        self.teams.join(self.agent_html)
+        self.teams.join()
         kpis = self.render_kpis(changes)
         panels = {**self.render_board(changes), **self.render_changed()}
         if changes.full:

@@ -81,3 +81,22 @@ def test_a_call_that_ended_is_removed_from_the_whole_view(view):
     parts = view.render_changes(view.inbox.take())
     assert 'id="call-k1" hx-swap-oob="delete"' in parts["calls"]
     assert "No calls right now" in view.full_parts()["calls"]
+
+
+def test_each_teams_part_holds_its_agents_current_tiles_after_changes_and_moves(view):
+    """The teams' joined tiles (cached per team for team pages) against the truth: every
+    agent's current tile, under its current team, once."""
+    events = Events()
+    moves = [("a1", "Support"), ("a2", "Sales"), ("a3", "Support"), ("a1", "Sales")]
+    for n, (agent_id, team) in enumerate(moves * 3):
+        status = ("paused", "available", "wrap_up")[n % 3]
+        view.inbox.event(events.agent(n, agent_id, status, name=f"Agent {n}", team=team))
+        if n % 2:
+            view.render_changes(view.inbox.take())
+    view.render_changes(view.inbox.take())
+    state = view.inbox.state
+    for team in ("Sales", "Support"):
+        expected = sorted(view.agent_html[a] for a, x in state.agents.items() if x.team == team)
+        joined = view.teams.html[team]
+        assert sorted(t for t in expected if t in joined) == expected
+        assert len(joined) == sum(map(len, expected))
