@@ -21,6 +21,8 @@ import threading
 import time
 from pathlib import Path
 
+from . import forked
+
 ROOT = Path(__file__).resolve().parents[2]
 MANAGE = [sys.executable, "manage.py"]
 # A file to which each child's CPU seconds (its own and its descendants') are appended as
@@ -45,18 +47,42 @@ class _Popen(subprocess.Popen):
         except ChildProcessError:
             return (self.pid, 0)  # reaped elsewhere (as `Popen._try_wait` assumes)
         if pid == self.pid:
-            _note_cpu(self.args, self.test, usage, time.monotonic() - self.started)
+            cpu, wall = usage.ru_utime + usage.ru_stime, time.monotonic() - self.started
+            _note_cpu(self.args, self.test, cpu, wall)
         return (pid, status)
 
 
-def _note_cpu(args: list, test: str, usage, wall: float):
+def _note_cpu(args: list, test: str, cpu: float, wall: float):
     manage = "manage.py" in args and args[args.index("manage.py") + 1 :]
     module = "-m" in args and args[args.index("-m") + 1 :]
     kind = f"manage.py {manage[0]}" if manage else module[0] if module else Path(args[0]).name
-    line = {"kind": kind, "cpu": round(usage.ru_utime + usage.ru_stime, 3)}
-    line |= {"wall": round(wall, 2), "test": test.rpartition(" ")[0]}
+    line = {"kind": kind, "cpu": round(cpu, 3), "wall": round(wall, 2)}
     with open(CHILD_CPU_LOG, "a") as log:
-        log.write(json.dumps(line) + "\n")
+        log.write(json.dumps(line | {"test": test.rpartition(" ")[0]}) + "\n")
+
+
+def _start(args: list, *, cwd, env, stdin: bool, stderr_apart: bool):
+    """A child running `args`: forked by the fork server when it can start it (forked.py),
+    else by `subprocess`; text pipes to its stdout (and stderr) and, with `stdin`, from us."""
+    test, started = os.environ.get("PYTEST_CURRENT_TEST", ""), time.monotonic()
+
+    def note(args, cpu):
+        if CHILD_CPU_LOG:
+            _note_cpu(args, test, cpu, time.monotonic() - started)
+
+    child = forked.popen(
+        args, cwd=cwd, env=env, stdin=stdin, stderr_apart=stderr_apart, on_exit=note
+    )
+    return child or _Popen(
+        args,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE if stdin else None,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE if stderr_apart else subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def command_env(**variables) -> dict:
@@ -70,14 +96,13 @@ def run(args, *, env=None, timeout: float = 120) -> subprocess.CompletedProcess:
     """A child run to its end in the project's folder; its stdout and stderr kept apart,
     as text. The caller checks `returncode` (a refusal to start can be the point)."""
     args = [str(a) for a in args]
-    pipe = subprocess.PIPE
-    with _Popen(args, cwd=ROOT, env=env, stdout=pipe, stderr=pipe, text=True) as child:
-        try:
-            stdout, stderr = child.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
-            raise
+    child = _start(args, cwd=ROOT, env=env, stdin=False, stderr_apart=True)
+    try:
+        stdout, stderr = child.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+        raise
     return subprocess.CompletedProcess(args, child.returncode, stdout, stderr)
 
 
@@ -104,15 +129,8 @@ class Process:
     """A child process whose output (stdout and stderr together) is kept as it comes."""
 
     def __init__(self, args, *, env=None, cwd=ROOT, stdin=False, on_line=None):
-        self.popen = _Popen(
-            [str(a) for a in args],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.PIPE if stdin else None,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
+        self.popen = _start(
+            [str(a) for a in args], cwd=cwd, env=env, stdin=stdin, stderr_apart=False
         )
         self.lines: list[str] = []
         self.read = 0  # how many lines `expect` has consumed
