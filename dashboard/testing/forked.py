@@ -69,6 +69,8 @@ class ForkServer:
     def close(self):
         """At the worker's exit: the server ends, and is reaped, so that its CPU and its
         children's counts in the suite's (a `time make test`)."""
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)  # what wakes the listener's `recv`
         self.sock.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(10)
