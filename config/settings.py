@@ -139,7 +139,6 @@ ALERT_WEBHOOK_MIN_INTERVAL_S = env.float("ALERT_WEBHOOK_MIN_INTERVAL_S", default
 DASHBOARD_URL = env("DASHBOARD_URL", default=f"http://127.0.0.1:{DEMO_PORT}").rstrip("/")
 
 INSTALLED_APPS = [
-    "daphne",
     "dashboard.accounts.apps.ManagerAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",

@@ -53,6 +53,11 @@ What keeps the suite fast, for new tests to use:
   about a second of CPU per sign-in or new user).
 - A management command's start costs seconds on a busy machine: `server.add_users({...},
   then=...)` adds several people (and runs any setup code) in one.
+- `Process` and `run` fork `python manage.py ...` and `python -m ...` children from a fork
+  server per worker that has the libraries imported (`forkserver`, `forked`): a start
+  costs a third to a half of its CPU. The child reads its settings from its own
+  environment; `TEST_FORK_SERVER=0` starts every child afresh. `TEST_CHILD_CPU_LOG=file`
+  notes each child's CPU seconds and kind as it ends (one JSON line each).
 - Real-time windows of the long tests are environment variables with short defaults:
   `TEST_SOAK_S` (the token-rotation soak and the live view's and wallboard's soak, 20 s;
   60 for a whole minute) and

@@ -11,6 +11,7 @@ these, never `subprocess` or `time.sleep` (tests/test_test_style.py).
 import asyncio
 import contextlib
 import inspect
+import json
 import os
 import signal
 import socket
@@ -20,8 +21,68 @@ import threading
 import time
 from pathlib import Path
 
+from . import forked
+
 ROOT = Path(__file__).resolve().parents[2]
 MANAGE = [sys.executable, "manage.py"]
+# A file to which each child's CPU seconds (its own and its descendants') are appended as
+# it is reaped, one JSON line with its kind and the test that started it: what the suite's
+# children cost, by kind and by module (docs/performance.md).
+CHILD_CPU_LOG = os.environ.get("TEST_CHILD_CPU_LOG", "")
+
+
+class _Popen(subprocess.Popen):
+    """`subprocess.Popen` that notes its child's CPU in `CHILD_CPU_LOG` when reaping it."""
+
+    def __init__(self, args, **kwargs):
+        self.test = os.environ.get("PYTEST_CURRENT_TEST", "")
+        self.started = time.monotonic()
+        super().__init__(args, **kwargs)
+
+    def _try_wait(self, wait_flags):
+        if not CHILD_CPU_LOG:
+            return super()._try_wait(wait_flags)
+        try:
+            pid, status, usage = os.wait4(self.pid, wait_flags)
+        except ChildProcessError:
+            return (self.pid, 0)  # reaped elsewhere (as `Popen._try_wait` assumes)
+        if pid == self.pid:
+            cpu, wall = usage.ru_utime + usage.ru_stime, time.monotonic() - self.started
+            _note_cpu(self.args, self.test, cpu, wall)
+        return (pid, status)
+
+
+def _note_cpu(args: list, test: str, cpu: float, wall: float):
+    manage = "manage.py" in args and args[args.index("manage.py") + 1 :]
+    module = "-m" in args and args[args.index("-m") + 1 :]
+    kind = f"manage.py {manage[0]}" if manage else module[0] if module else Path(args[0]).name
+    line = {"kind": kind, "cpu": round(cpu, 3), "wall": round(wall, 2)}
+    with open(CHILD_CPU_LOG, "a") as log:
+        log.write(json.dumps(line | {"test": test.rpartition(" ")[0]}) + "\n")
+
+
+def _start(args: list, *, cwd, env, stdin: bool, stderr_apart: bool):
+    """A child running `args`: forked by the fork server when it can start it (forked.py),
+    else by `subprocess`; text pipes to its stdout (and stderr) and, with `stdin`, from us."""
+    test, started = os.environ.get("PYTEST_CURRENT_TEST", ""), time.monotonic()
+
+    def note(args, cpu):
+        if CHILD_CPU_LOG:
+            _note_cpu(args, test, cpu, time.monotonic() - started)
+
+    child = forked.popen(
+        args, cwd=cwd, env=env, stdin=stdin, stderr_apart=stderr_apart, on_exit=note
+    )
+    return child or _Popen(
+        args,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE if stdin else None,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE if stderr_apart else subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def command_env(**variables) -> dict:
@@ -34,9 +95,15 @@ def command_env(**variables) -> dict:
 def run(args, *, env=None, timeout: float = 120) -> subprocess.CompletedProcess:
     """A child run to its end in the project's folder; its stdout and stderr kept apart,
     as text. The caller checks `returncode` (a refusal to start can be the point)."""
-    return subprocess.run(
-        [str(a) for a in args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
-    )
+    args = [str(a) for a in args]
+    child = _start(args, cwd=ROOT, env=env, stdin=False, stderr_apart=True)
+    try:
+        stdout, stderr = child.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+        raise
+    return subprocess.CompletedProcess(args, child.returncode, stdout, stderr)
 
 
 def run_manage(env: dict, *args, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -62,15 +129,8 @@ class Process:
     """A child process whose output (stdout and stderr together) is kept as it comes."""
 
     def __init__(self, args, *, env=None, cwd=ROOT, stdin=False, on_line=None):
-        self.popen = subprocess.Popen(
-            [str(a) for a in args],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.PIPE if stdin else None,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
+        self.popen = _start(
+            [str(a) for a in args], cwd=cwd, env=env, stdin=stdin, stderr_apart=False
         )
         self.lines: list[str] = []
         self.read = 0  # how many lines `expect` has consumed
