@@ -44,6 +44,7 @@ from dashboard.live.state import (
     slot_of,
 )
 from dashboard.main import bulk_rows
+from dashboard.main.collector import full_passes_held
 from dashboard.quality.models import (
     Appointment,
     CoachingAlert,
@@ -143,7 +144,8 @@ class Backfill:
                 await pause(stop, 0.5)
                 continue
             try:
-                await together(self.fill_today(), self.fill_last_week())
+                with full_passes_held():  # the collector's, stalls of the live feed
+                    await together(self.fill_today(), self.fill_last_week())
             except NotOffered as absent:
                 log.info("the service offers no history (%s): today is what was seen live", absent)
                 self.offered, self.progress = False, None
