@@ -44,6 +44,7 @@ from dashboard.live.state import (
     slot_of,
 )
 from dashboard.main import bulk_rows
+from dashboard.main.collector import full_passes_held
 from dashboard.quality.models import (
     Appointment,
     CoachingAlert,
@@ -143,7 +144,8 @@ class Backfill:
                 await pause(stop, 0.5)
                 continue
             try:
-                await together(self.fill_today(), self.fill_last_week())
+                with full_passes_held():  # the collector's, stalls of the live feed
+                    await together(self.fill_today(), self.fill_last_week())
             except NotOffered as absent:
                 log.info("the service offers no history (%s): today is what was seen live", absent)
                 self.offered, self.progress = False, None
@@ -405,16 +407,27 @@ def tally_calls(calls, start, until, seen_started=(), seen_ended=(), found=None)
     for call in calls:
         started = call.started_at
         if started and start <= started < until and call.call_id not in seen_started:
-            found.setdefault(slot_of(started), Counts()).add(calls=1)
+            _slot(found, started).calls += 1
         ended = call.ended_at
         if ended and start <= ended < until and call.call_id not in seen_ended:
-            slot = found.setdefault(slot_of(ended), Counts())
-            slot.add(completed=1)
+            slot = _slot(found, ended)
+            slot.completed += 1
             if call.ai_handled:
-                slot.add(ai_completed=1)
+                slot.ai_completed += 1
             elif call.agent_id:
-                slot.add(handled=1, handle_s=call.duration_s or 0)
+                slot.handled += 1
+                slot.handle_s += call.duration_s or 0
     return found
+
+
+def _slot(slots: dict, when: datetime) -> Counts:
+    """The Counts of `when`'s slot in `slots`, made the first time (a page of 1,000 rows
+    is counted a few thousand times: attributes added in place, no Counts made in vain)."""
+    at = slot_of(when)
+    counts = slots.get(at)
+    if counts is None:
+        counts = slots[at] = Counts()
+    return counts
 
 
 def add_calls(filled: Filled, found: dict, base=None):
@@ -438,9 +451,7 @@ def count_states(filled: Filled, start, until, cuts=None):
         if end <= begin:
             continue
         if span.status == "wrap_up" and span.since >= start:
-            filled.slots.setdefault(slot_of(end), Counts()).add(
-                handle_s=(end - begin).total_seconds()
-            )
+            _slot(filled.slots, end).handle_s += (end - begin).total_seconds()
         name = (
             "busy_s"
             if span.status in BUSY_STATES
@@ -449,10 +460,9 @@ def count_states(filled: Filled, start, until, cuts=None):
             else ""
         )
         while name and begin < end:
+            counts = _slot(filled.slots, begin)
             part = min(slot_of(begin) + SLOT, end)
-            filled.slots.setdefault(slot_of(begin), Counts()).add(
-                **{name: (part - begin).total_seconds()}
-            )
+            setattr(counts, name, getattr(counts, name) + (part - begin).total_seconds())
             begin = part
 
 

@@ -1,0 +1,52 @@
+"""While the history is read, the collector's full passes (each a stall of the event loop
+that carries the live feed) wait; the younger ones go on, and all is as before after the
+fill, whether it ended or failed."""
+
+import gc
+
+import pytest
+
+from dashboard.main.collector import full_passes_held
+
+ROWS = 300_000  # containers kept, as a fill keeps today's calls until they are written
+
+
+def full_passes_while(step) -> int:
+    passes = []
+
+    def note(phase, info):
+        if phase == "start" and info["generation"] == 2:
+            passes.append(info)
+
+    gc.callbacks.append(note)
+    try:
+        step()
+    finally:
+        gc.callbacks.remove(note)
+    return len(passes)
+
+
+def keep_rows():
+    # More than a quarter of what the collector watches, so that a full pass is due.
+    rows = max(ROWS, len(gc.get_objects()) // 2)
+    kept = [[] for _ in range(rows)]
+    assert len(kept) == rows
+
+
+def test_full_passes_wait_while_a_fill_runs_and_come_back_after():
+    before = gc.get_threshold()
+    assert full_passes_while(keep_rows) > 0  # what the same rows set off without a fill
+
+    def fill():
+        with full_passes_held():
+            keep_rows()
+
+    assert full_passes_while(fill) == 0
+    assert gc.get_threshold() == before
+
+
+def test_a_failed_fill_gives_the_collector_back():
+    before = gc.get_threshold()
+    with pytest.raises(RuntimeError), full_passes_held():
+        raise RuntimeError("the service went away")
+    assert gc.get_threshold() == before
