@@ -347,7 +347,7 @@ class LiveState:
         counted twice. Service level and occupancy need waits and states the list does not
         carry: they keep what the events gave."""
         self._roll_day(now)
-        found = self._tally(listed)
+        found = self._per_slot(listed)
         added = 0
         for start, got in found.items():
             base = self.base.setdefault(start, Counts())
@@ -368,21 +368,21 @@ class LiveState:
         return Changes(kpis=True)
 
     # ---- Helpers -----------------------------------------------------------------------------
-    def _tally(self, listed: list[c.Call]) -> dict[datetime, Counts]:
+    def _per_slot(self, listed: list[c.Call]) -> dict[datetime, Counts]:
         """`listed` counted per slot, the calls this process's events did not count. A
         day's 36,000 calls in one turn of the event loop: plain numbers per slot number,
         the day's bounds in UTC (compared without a zone's offset)."""
         first, end = self.day.start.astimezone(UTC), self.day.end.astimezone(UTC)
         seen_started, seen_ended = self.seen_started, self.seen_ended
-        tally: dict[int, list] = {}  # slot number -> [calls, completed, ai, handled, handle_s]
+        slots: dict[int, list] = {}  # slot number -> [calls, completed, ai, handled, handle_s]
         for call in listed:
             started, ended = call.started_at, call.ended_at
             if started is not None and first <= started < end and call.call_id not in seen_started:
                 slot = int(started.timestamp()) // SLOT_S
-                tally.setdefault(slot, [0, 0, 0, 0, 0.0])[0] += 1
+                slots.setdefault(slot, [0, 0, 0, 0, 0.0])[0] += 1
             if ended is not None and first <= ended < end and call.call_id not in seen_ended:
                 slot = int(ended.timestamp()) // SLOT_S
-                got = tally.setdefault(slot, [0, 0, 0, 0, 0.0])
+                got = slots.setdefault(slot, [0, 0, 0, 0, 0.0])
                 got[1] += 1
                 if call.ai_handled:
                     got[2] += 1
@@ -393,7 +393,7 @@ class LiveState:
             datetime.fromtimestamp(slot * SLOT_S, UTC): Counts(
                 calls=n, completed=done, ai_completed=ai, handled=handled, handle_s=handle_s
             )
-            for slot, (n, done, ai, handled, handle_s) in tally.items()
+            for slot, (n, done, ai, handled, handle_s) in slots.items()
         }
 
     def _agent_ids(self, call: c.Call) -> set:
