@@ -8,6 +8,8 @@ not govern.
 
 from pathlib import Path
 
+from .browsers import screenshot
+
 AXE_VERSION = "4.14.1"
 AXE = Path(__file__).parent / "vendor" / f"axe-core-{AXE_VERSION}.min.js"
 LICENCE = AXE.with_name(f"axe-core-{AXE_VERSION}.LICENSE")
@@ -32,6 +34,31 @@ def violations(page) -> list[dict]:
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.evaluate(AXE.read_text())
     return page.evaluate(RUN, TAGS)
+
+
+def violations_by_scheme(page, schemes=("light", "dark")) -> dict[str, list[dict]]:
+    """`violations` in each system colour scheme, switched on the loaded page: the pages
+    follow the scheme through CSS media queries alone (the charts read the ink when they
+    draw, but axe does not read canvases), so a second load would show the same page."""
+    found = {}
+    for scheme in schemes:
+        page.emulate_media(color_scheme=scheme)
+        query = f"() => matchMedia('(prefers-color-scheme: {scheme})').matches"
+        assert page.evaluate(query), f"the page is not in the {scheme} scheme"
+        found[scheme] = violations(page)
+    return found
+
+
+def assert_no_violations(page, name, schemes=("light", "dark")):
+    """No violation on the page in any of `schemes`; else each failing scheme's violations
+    and a screenshot of the page in it (test-artifacts/a11y-NAME-SCHEME.png)."""
+    failing = {scheme: v for scheme, v in violations_by_scheme(page, schemes).items() if v}
+    for scheme in failing:
+        page.emulate_media(color_scheme=scheme)
+        screenshot(page, f"a11y-{name}-{scheme}")
+    assert not failing, "\n".join(
+        f"{name} ({scheme}) has WCAG violations:\n{report(v)}" for scheme, v in failing.items()
+    )
 
 
 def report(found: list[dict]) -> str:

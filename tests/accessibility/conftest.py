@@ -3,13 +3,12 @@ and outbound figures arrive), limits low enough that tiles turn amber and red, t
 agents held paused (the simulator's clock runs ahead of the wall at speed 3, so its own
 states start "in the future" and may never look long), a few coaching alerts asked of the
 simulator (its own come after 8% of calls, too seldom to wait for), a kiosk link, a
-Supervisor who runs two of its four teams, and a signed-in browser state per role."""
+Supervisor who runs two of its four teams, and a session per role."""
 
 import re
 
 import pytest
 
-from dashboard.testing.browsers import sign_in
 from dashboard.testing.links import create_link, token_of
 from dashboard.testing.processes import free_port
 from dashboard.testing.servers import start_dashboard
@@ -40,18 +39,24 @@ class Floor:
 
     def context(self, role=None, color_scheme="light", **options):
         """A browser context signed in as `role` (None: signed out; or a username), in the
-        system colour scheme `color_scheme`."""
+        system colour scheme `color_scheme`. The session is signed in through the form over
+        HTTP once per role, not in Chromium: the form's own pages are checked as pages, and
+        a sign-in there cost a context and two page loads (about 2 CPU s) per role."""
         if role and role not in self.states:
-            context = self.browser.new_context()
-            sign_in(context.new_page(), self.server, ROLES.get(role, role))
-            self.states[role] = context.storage_state()
-            context.close()
-        return self.browser.new_context(
+            client = self.server.signed_in_client(ROLES.get(role, role))
+            client.close()
+            self.states[role] = [
+                {"name": k, "value": v, "url": self.url, "httpOnly": k == "sessionid"}
+                for k, v in client.cookies.items()
+            ]
+        context = self.browser.new_context(
             viewport=options.pop("viewport", {"width": 1600, "height": 1000}),
             color_scheme=color_scheme,
-            storage_state=self.states.get(role),
             **options,
         )
+        if role:
+            context.add_cookies(self.states[role])
+        return context
 
 
 @pytest.fixture(scope="module")

@@ -46,25 +46,32 @@ def tab_to(page, selector, limit=60):
 
 
 def test_both_themes_follow_the_screen_and_are_screenshotted(a11y_floor, kiosk):
-    for scheme, background in (("light", LIGHT_BG), ("dark", DARK_BG)):
-        context = a11y_floor.context("manager", color_scheme=scheme)
-        try:
-            page = context.new_page()
-            page.goto(a11y_floor.url + "/")
-            page.wait_for_selector(LIVE, state="attached", timeout=60_000)
-            page.wait_for_selector("#conn[data-state=live]")
-            assert page.evaluate(BACKGROUND) == background
-            screenshot(page, f"theme-live-{scheme}")
-            page.goto(a11y_floor.url + "/coaching/")
-            page.wait_for_selector("#alerts-body tr.alert-row", timeout=30_000)
-            assert page.evaluate(BACKGROUND) == background
-            screenshot(page, f"theme-coaching-{scheme}")
-            # The wallboard keeps its dark TV theme on any screen.
-            page.goto(f"{a11y_floor.url}/wallboard/{kiosk}/")
-            page.wait_for_selector("#conn[data-state=live]", timeout=30_000)
-            assert page.evaluate(BACKGROUND) == "rgb(5, 8, 13)"
-        finally:
-            context.close()
+    """Each page is loaded once and the screen's setting switched under it: the themes are
+    CSS media queries, which follow the setting at once."""
+    context = a11y_floor.context("manager")
+    try:
+        page = context.new_page()
+
+        def in_each_scheme(name=None, light=LIGHT_BG, dark=DARK_BG):
+            for scheme, background in (("light", light), ("dark", dark)):
+                page.emulate_media(color_scheme=scheme)
+                assert page.evaluate(BACKGROUND) == background, f"{page.url} ({scheme})"
+                if name:
+                    screenshot(page, f"theme-{name}-{scheme}")
+
+        page.goto(a11y_floor.url + "/")
+        page.wait_for_selector(LIVE, state="attached", timeout=60_000)
+        page.wait_for_selector("#conn[data-state=live]")
+        in_each_scheme("live")
+        page.goto(a11y_floor.url + "/coaching/")
+        page.wait_for_selector("#alerts-body tr.alert-row", timeout=30_000)
+        in_each_scheme("coaching")
+        # The wallboard keeps its dark TV theme on any screen.
+        page.goto(f"{a11y_floor.url}/wallboard/{kiosk}/")
+        page.wait_for_selector("#conn[data-state=live]", timeout=30_000)
+        in_each_scheme(light="rgb(5, 8, 13)", dark="rgb(5, 8, 13)")
+    finally:
+        context.close()
 
 
 def test_a_person_chooses_a_theme_from_the_keyboard_and_keeps_it(a11y_floor):
