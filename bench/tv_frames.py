@@ -37,6 +37,7 @@ CHANGES = """async ({names, reps}) => {
   const frame = () => new Promise((done) => requestAnimationFrame(() => done()));
   const clock = document.getElementById("clock");
   const tiles = [...document.querySelectorAll("#agents .agent")];
+  window.__tile = tiles[0];
   let moves = 0; // tiles placed anew (their transform written)
   new MutationObserver((records) => { moves += records.length; }).observe(
     document.getElementById("agents"), { subtree: true, attributeFilter: ["style"] });
@@ -140,6 +141,9 @@ def main():
             moved = tab.evaluate(CHANGES, {"names": list(variants), "reps": a.reps})
             profile = cdp.send("Profiler.stop")["profile"] if a.profile else None
             chromium.chromium.stop_tracing()
+            errors = tab.console_errors[:5]
+            # a whole view from the server (a resync) replaced the tiles changed here
+            replaced = tab.evaluate("!document.getElementById('agents').contains(window.__tile)")
             context.close()
         finally:
             chromium.close()
@@ -150,6 +154,8 @@ def main():
         steps = " ".join(f"{n} {median(r[n] for r in rows):5.2f}" for n in STEPS + SCRIPT)
         total = median(sum(r.values()) for r in rows)
         print(f"{mark:16} x{len(rows):<3} {steps}  all {total:5.2f} ms of CPU")
+    if errors or replaced:
+        print(f"not comparable: console errors {errors}, grid replaced {replaced}")
     for name, counts in moved.items():
         print(f"pass {name}: tiles moved {median(counts)} (median of {counts})")
     for name, us in script_times(profile).most_common(a.profile) if profile else ():
