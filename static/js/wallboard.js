@@ -80,60 +80,77 @@
     section.style.setProperty("--tile-w", `${w}px`);
     section.style.setProperty("--tile-h", `${tile}px`);
     section.style.setProperty("--tile-font", `${Math.max(8, Math.floor(tile * 0.4))}px`);
-    placeTiles(true);
+    placeTiles();
   }
 
-  /* ---- Tiles grouped by state, then by name; the legend counts them on the way ----
-   * Regrouping follows the tiles' states once a second, every few seconds on a screen
-   * that is catching up (a tile's colour shows its new state at once; its place follows),
-   * and at once when tiles arrive or leave. */
+  /* ---- Tiles grouped by state; the legend counts them on the way ----
+   * Each state has a run of places, in live-config's order, as many as its tiles. A tile
+   * whose place is still in its state's run keeps it; the others (a tile that changed
+   * state, one left outside its run when a run before it grew or shrank) take their run's
+   * free places, by name (a fresh grid is placed by name). A placing thus moves the tiles
+   * that changed state and a few at the runs' edges, not every tile after the first change
+   * (a move repaints the tile: on a slow TV, most of a placing's cost). It follows each
+   * pass that applied pushes, in the same frame: a tile that changes state is repainted
+   * once, in its new colour and place. */
   const STATE_RANK = Object.fromEntries(Object.keys(stateNames).map((s, i) => [s, i]));
-  const PLACE_EVERY_MS = 1000;
-  const PLACE_BEHIND_MS = 5000;
-  let placedAt = 0;
-  let placedGrid = null; // the #agents placed last (a whole view replaces it)
-  let arrived = false; // tiles added or removed since the last placing
-  const arrivals = new MutationObserver(() => {
-    arrived = true;
-  });
   function behind() {
     const note = document.getElementById("catching-up"); // the live scripts' (live/pacing.js)
     return Boolean(note && !note.hidden);
   }
-  function placeTiles(force) {
+  const byRankAndName = (a, b) =>
+    a.wbRank - b.wbRank || (a.wbName < b.wbName ? -1 : a.wbName > b.wbName ? 1 : 0);
+  // Each tile's place (`wbSlot`, an index in reading order), kept where its run allows.
+  function assignSlots(tiles) {
+    const perRank = new Map();
+    for (const tile of tiles) perRank.set(tile.wbRank, (perRank.get(tile.wbRank) || 0) + 1);
+    const runs = new Map(); // rank -> [start, end)
+    let start = 0;
+    for (const rank of [...perRank.keys()].sort((a, b) => a - b)) {
+      runs.set(rank, [start, start + perRank.get(rank)]);
+      start += perRank.get(rank);
+    }
+    const taken = new Array(tiles.length).fill(false);
+    const moving = [];
+    for (const tile of tiles) {
+      const [from, to] = runs.get(tile.wbRank);
+      const slot = tile.wbSlot;
+      if (slot >= from && slot < to && !taken[slot]) taken[slot] = true;
+      else moving.push(tile);
+    }
+    for (const tile of moving) tile.wbName = tile.dataset.name || "";
+    moving.sort(byRankAndName);
+    let rank = null;
+    let free = 0;
+    for (const tile of moving) {
+      if (tile.wbRank !== rank) {
+        rank = tile.wbRank;
+        free = runs.get(rank)[0];
+      }
+      while (taken[free]) free += 1;
+      taken[free] = true;
+      tile.wbSlot = free;
+    }
+  }
+  function placeTiles() {
     const grid = document.getElementById("agents");
     if (!grid || !cell) return;
-    let changed = arrivals.takeRecords().length > 0 || arrived; // the pass's own, at once
-    if (grid !== placedGrid) {
-      placedGrid = grid;
-      arrivals.disconnect();
-      arrivals.observe(grid, { childList: true });
-      changed = true;
-    }
-    const every = behind() ? PLACE_BEHIND_MS : PLACE_EVERY_MS;
-    if (!force && !changed && performance.now() - placedAt < every) return;
-    placedAt = performance.now();
-    arrived = false;
     const tiles = [...grid.children].filter((tile) => !tile.hidden);
     const counts = {};
     for (const tile of tiles) {
-      const state = tile.dataset.state;
+      const state = tile.stateKey ?? tile.dataset.state; // live/grid.js's, once adopted
       counts[state] = (counts[state] || 0) + 1;
       tile.wbRank = STATE_RANK[state] ?? 99;
-      tile.wbName = tile.dataset.name || "";
     }
-    tiles.sort(
-      (a, b) => a.wbRank - b.wbRank || (a.wbName < b.wbName ? -1 : a.wbName > b.wbName ? 1 : 0),
-    );
+    assignSlots(tiles);
     const { cols, w, h, gap } = cell;
-    tiles.forEach((tile, i) => {
-      const x = (i % cols) * (w + gap);
-      const y = Math.floor(i / cols) * (h + gap);
+    for (const tile of tiles) {
+      const x = (tile.wbSlot % cols) * (w + gap);
+      const y = Math.floor(tile.wbSlot / cols) * (h + gap);
       if (tile.wbAt !== x * 1e5 + y) {
         tile.wbAt = x * 1e5 + y;
         tile.style.transform = `translate(${x}px, ${y}px)`;
       }
-    });
+    }
     showLegend(counts);
   }
 
@@ -242,7 +259,7 @@
         finished = true;
         return;
       }
-      placeTiles(false);
+      placeTiles();
       showStale();
       followPace();
     });
@@ -282,7 +299,6 @@
   setInterval(() => {
     fitGrid(false);
     fitNumbers();
-    placeTiles(false);
     showStale();
   }, 1000);
 })();

@@ -1,6 +1,7 @@
 """The wallboard in Chromium against a real dashboard process and simulated tenant: 300
 agents on 1080p and 4K screens without overflow, rotation, revocation, the stale overlay,
-reloading on a new deploy, and no kiosk token in the server's log."""
+reloading on a new deploy, no kiosk token in the server's log, and a tile that changes
+state moving to its group while the others keep their places."""
 
 import httpx
 import pytest
@@ -141,3 +142,55 @@ def test_it_never_writes_a_kiosk_token_to_the_log(busy_wallboard_floor):
     for token in (valid, revoked, forged):
         assert token not in log  # ...without their tokens
         assert token.rsplit(":", 1)[1] not in log
+
+
+# One agent pushed in a new state, as the server renders its tile, applied by the page's
+# own scripts (`live:frame`): which tiles changed state, which moved, and whether the tiles
+# read top to bottom and left to right are grouped by state (live-config's order).
+NEW_STATE = """() => {
+  const order = Object.keys(JSON.parse(document.getElementById('live-config').textContent).states);
+  const tiles = [...document.querySelectorAll('#agents .agent')];
+  const seen = () => new Map(tiles.map((t) => [t.id, [t.dataset.state, t.style.transform]]));
+  const before = seen();
+  const tile = tiles[0];
+  const shown = new Set(tiles.map((t) => t.dataset.state));
+  const state = order.find((s) => s !== tile.dataset.state && shown.has(s)); // a group there
+  const fresh = tile.cloneNode(true);
+  fresh.removeAttribute('style');
+  fresh.removeAttribute('data-level');
+  fresh.dataset.state = state;
+  fresh.dataset.seq = String(Number(tile.dataset.seq) + 1000);
+  document.dispatchEvent(new CustomEvent('live:frame', {detail: {html: fresh.outerHTML}}));
+  const after = seen();
+  const changed = tiles.filter((t) => before.get(t.id)[0] !== after.get(t.id)[0]).map((t) => t.id);
+  const moved = tiles.filter((t) => before.get(t.id)[1] !== after.get(t.id)[1]).map((t) => t.id);
+  const at = tiles.map((t) => {
+    const [x, y] = t.style.transform.match(/-?[\\d.]+/g).map(Number);
+    return [y, x, order.indexOf(t.dataset.state)];
+  }).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  return {id: tile.id, state, changed, moved, runs: new Set(at.map((t) => t[2])).size,
+          grouped: at.every((t, i) => i === 0 || at[i - 1][2] <= t[2])};
+}"""
+
+
+def test_a_tile_that_changes_state_moves_to_its_group_and_few_others_move(
+    busy_wallboard_floor, page
+):
+    """Sorted by state then name, one change shifted every tile between its two places
+    (each move a repaint on a slow TV): now the others keep theirs, but a few at the
+    groups' edges."""
+    sim, server, manager = busy_wallboard_floor
+    page.set_viewport_size({"width": 3840, "height": 2160})
+    page.goto(create_link(manager, "Steady TV", ["agents"]))
+    page.wait_for_selector(FILLED["agents"], state="attached", timeout=60_000)
+    wait_for_js(page, "document.getElementById('conn').dataset.state === 'live'")
+    sim.control("pause")  # only this test's push changes a state
+    try:
+        page.wait_for_timeout(1500)  # what was on its way is applied
+        got = page.evaluate(NEW_STATE)
+    finally:
+        sim.control("resume")
+    assert got["changed"] == [got["id"]], got
+    assert got["grouped"], got  # in its new group at once (its place may already be there)
+    # the changed tiles, and at most one a group at the edges between its two places
+    assert len(got["moved"]) <= len(got["changed"]) + got["runs"], got

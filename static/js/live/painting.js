@@ -47,8 +47,13 @@ function patchTile(tile, fresh, now) {
   for (const { name, value } of fresh.attributes) {
     if (tile.getAttribute(name) !== value) tile.setAttribute(name, value);
   }
-  for (const name of tile.getAttributeNames()) {
-    if (!fresh.hasAttribute(name) && !KEPT.has(name)) tile.removeAttribute(name);
+  // It now has every attribute of `fresh`: any other, not the page's own, is dropped
+  let own = 0;
+  for (const name of KEPT) if (tile.hasAttribute(name)) own += 1;
+  if (tile.attributes.length > fresh.attributes.length + own) {
+    for (const name of tile.getAttributeNames()) {
+      if (!fresh.hasAttribute(name) && !KEPT.has(name)) tile.removeAttribute(name);
+    }
   }
   const at = focusAt(tile);
   const added = [];
@@ -85,13 +90,14 @@ function patchNode(old, fresh, added) {
     if (old.data !== fresh.data) old.data = fresh.data;
   } else if (old.nodeType !== Node.ELEMENT_NODE) {
     old.replaceWith(fresh);
+  } else if (old.isEqualNode(fresh)) {
+    // most parts of a pushed tile are unchanged: compared natively, in one call
   } else if (!sameAttributes(old, fresh)) {
     forget(old);
     added.push(fresh);
     old.replaceWith(fresh); // a page script's MutationObserver sees it as new (the Act button)
   } else if (!old.classList.contains("timer") && old.dataset.since === undefined) {
-    // a timer's text is the ticker's; most parts are unchanged, compared natively first
-    if (!old.isEqualNode(fresh)) patchChildren(old, fresh, added);
+    patchChildren(old, fresh, added); // a timer's text is the ticker's
   }
 }
 
