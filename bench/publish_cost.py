@@ -1,8 +1,8 @@
 """What publishing the floor's changes costs the web process, step by step, in CPU.
 
-`python -m bench.publish_cost` builds the simulator's floor (10,000 agents in 100 teams
-by default) in a live feed wired as the bridge wires it, registers a team set per team
-(the floor10k bench's 900 team pages) and plays the simulator's load mode: each event
+`python -m bench.publish_cost` builds a floor (10,000 agents in 100 teams by default, in
+the adapter's own types) in a live feed wired as the bridge wires it, registers a team set
+per team (the floor10k bench's 900 team pages) and plays the simulator's load mode: each event
 moves a random agent on in its cycle (available, ringing, on call, wrap-up), 1,000 a
 second, 50 to a push (the feed's 50 ms tick). Each push is published as the feed does
 (rendered, the whole view written to the cache, the group message sent) and framed and
@@ -23,6 +23,7 @@ import random
 import time
 import types
 from collections import defaultdict
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import django
@@ -78,12 +79,21 @@ class Steps:
         setattr(owner, name, timed)
 
 
-def floor(agents: int, teams: int):
-    from dashboard.simulator.model import ContactCentre
+def floor(agents: int, teams: int, now: datetime) -> list:
+    """Every agent available, in teams of equal size; names as long as people's."""
     from dashboard.upstream import contract as c
 
-    centre = ContactCentre("org", 26, agents, time.time(), teams=teams)
-    return centre, [c.parse_agent_rest(a.rest()) for a in centre.agents.values()]
+    return [
+        c.Agent(
+            f"agent-{n:05d}",
+            f"Agent {n:05d} Example",
+            f"Team {n % teams:03d}",
+            "available",
+            now,
+            None,
+        )
+        for n in range(agents)
+    ]
 
 
 def instrument(steps: Steps):
@@ -116,7 +126,7 @@ async def play(args, steps: Steps):
 
     clock = Clock()
     view.time = publish.time = clock.module()
-    centre, agents = floor(args.agents, args.teams)
+    agents = floor(args.agents, args.teams, datetime.now(UTC))
     teams = sorted({a.team for a in agents})
     await sync_to_async(cache.clear)()
     cache.set(TEAM_SETS_KEY, {key((t,)): time.time() for t in teams}, None)
@@ -127,7 +137,8 @@ async def play(args, steps: Steps):
     await feed.publisher.publish(feed.inbox.take())  # the whole view, not counted
     clock.at += 1.0
 
-    rng, ids, seq = random.Random(26), list(centre.agents), 0
+    rng, by_id, seq = random.Random(26), {a.agent_id: a for a in agents}, 0
+    ids = list(by_id)
     per_push = max(1, round(args.rate * feed.tick))
     pushes = round(args.seconds / feed.tick)
     frames = 0
@@ -135,18 +146,12 @@ async def play(args, steps: Steps):
     start = time.process_time()
     for _ in range(pushes):
         for _ in range(per_push):
-            agent = centre.agents[ids[rng.randrange(len(ids))]]
-            centre.now = time.time()
-            kind, payload = centre.set_status(agent, CYCLE.get(agent.status, "available"))
-            seq += 1
-            data = {
-                **payload,
-                "organization_id": "org",
-                "seq": seq,
-                "emitted_at": datetime.now(UTC).isoformat(),
-            }
+            was = by_id[ids[rng.randrange(len(ids))]]
+            now, seq = datetime.now(UTC), seq + 1
+            status = CYCLE.get(was.status, "available")
+            agent = by_id[was.agent_id] = replace(was, status=status, since=now)
             t = time.process_time()
-            feed.event(c.parse_event(kind, data))
+            feed.event(c.Event("agent.status", "org", seq, now, c.AgentChanged(agent)))
             steps.cpu["events applied"] += time.process_time() - t
         clock.at += feed.tick
         t = time.process_time()

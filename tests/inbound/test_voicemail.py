@@ -47,7 +47,8 @@ def test_a_message_arrives_live_and_is_handled_once(served, pages):
 
     first.click(f"{row} button.mark-handled")
     first.wait_for_selector(".notice >> text=The message is marked handled.")
-    assert first.locator(row).count() == 0
+    # Gone from the list; a push the board rendered just before may show it until the next.
+    first.wait_for_selector(row, state="detached")
     # The next read of the service brings the median (12 min, 13 on a slow machine).
     first.wait_for_selector(
         "#voicemail-summary >> text=/Handled today 1, median time to handle 1[23] min/"

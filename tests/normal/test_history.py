@@ -9,6 +9,7 @@ from html import unescape
 import pytest
 
 from dashboard.testing.browsers import screenshot, sign_in
+from dashboard.testing.live_view import current_kpis
 from dashboard.testing.processes import wait_until
 from dashboard.testing.servers import start_dashboard
 
@@ -46,6 +47,8 @@ def normal_page(server, client) -> str:
 
 def test_five_weeks_of_history_give_a_normal_of_four_weekdays(dashboard_on, page):
     server, client = dashboard_on(35)
+    # Today's slots are the fill's to write; the live view says when they are filled.
+    wait_until(lambda: "Completed" in current_kpis(server, client), 120, "today filled")
     html = wait_until(
         lambda: (got := normal_page(server, client)) and "from 4 same weekdays" in got and got,
         120,
