@@ -34,7 +34,7 @@ run: $(VENV)/.installed-run
 # the suite waits on real time, not the CPU. TEST_WORKERS=0 runs it in one process. Modules
 # are handed out in collection order, slowest first (tests/conftest.py), not xdist's
 # default of the most tests first, which left a one-test module of minutes to the end.
-TEST_WORKERS ?= 3
+TEST_WORKERS ?= 4
 
 test: $(VENV)/.installed-test
 	bash .ci/system-deps

@@ -152,10 +152,17 @@ def first_posts(receiver, rule: str | None = None) -> list[Posted]:
     return out
 
 
-def wait_for_post(receiver, rule, transition, timeout=30, subject=None) -> Posted:
+def wait_for_post(receiver, rule, transition, timeout=30, subject=None, since=0.0) -> Posted:
+    """The first POST of `transition` about `subject` received at `since` (epoch s) or later:
+    an earlier test's alert about the same subject posted its own."""
+
     def found():
         for p in posted(receiver, rule):
-            if p.payload["transition"] == transition and subject in (None, p.payload["subject"]):
+            if (
+                p.payload["transition"] == transition
+                and subject in (None, p.payload["subject"])
+                and p.received_at >= since
+            ):
                 return p
         return None
 

@@ -156,7 +156,7 @@ def test_the_latency_from_falling_due_to_the_tray_and_the_webhook(alerting_floor
     for agent in agents:
         sim.control("agent-status", agent_id=agent["agentId"], status="paused")
     for team in teams:
-        wait_for_post(receiver, PAUSED, "escalated", subject=team)
+        wait_for_post(receiver, PAUSED, "escalated", subject=team, since=started)
     for agent in agents:
         sim.control("agent-status", agent_id=agent["agentId"], status="available")
     for team in teams:

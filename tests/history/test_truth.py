@@ -265,7 +265,11 @@ def test_a_restart_mid_day_counts_nothing_twice(tenant_with_past):
     sim.control("resume")
     server.stop()
     # While it is away, calls end (their webhooks fail and are retried) and agents move on.
-    on_call = [a["agentId"] for a in sim.agents() if a["status"] in ("ringing", "on_call")]
+    on_call = wait_until(
+        lambda: [a["agentId"] for a in sim.agents() if a["status"] in ("ringing", "on_call")],
+        30,
+        "an agent on a call",
+    )
     for agent_id in on_call[:3]:
         sim.control("agent-status", agent_id=agent_id, status="available")
     assert sim.stats()["calls_ended"] >= min(3, len(on_call)) > 0
