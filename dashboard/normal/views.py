@@ -59,6 +59,14 @@ async def send(request, day, post):
     when, _, refused = await database_sync_to_async(kept_day)(request, day)
     if refused:
         return refused
+    filling = await database_sync_to_async(filling_of)(when)
+    if filling is not None:  # a summary of part of the morning would read as the day's
+        messages.error(
+            request,
+            f"Today is still being read from the service's history ({filling}%): "
+            "the summary can be sent once it is read.",
+        )
+        return redirect("normal-day", day)
     summary = await database_sync_to_async(day_summary, thread_sensitive=False)(when)
     sent = await post(SUMMARY, payload(summary))
     if sent is None:

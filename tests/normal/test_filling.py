@@ -33,7 +33,8 @@ def held_fill(sim_factory, tmp_path):
         "--faults", "--seed", "5", "--agents", "30", "--zone", ZONE, "--history-days", "35",
     )  # fmt: skip
     sim.control("history-delay", seconds=3600, for_s=3600)
-    server = start_dashboard(sim, tmp_path, {"TIME_ZONE": ZONE}, people={"bob": "supervisor"})
+    people = {"bob": "supervisor", "alice": "manager"}
+    server = start_dashboard(sim, tmp_path, {"TIME_ZONE": ZONE}, people=people)
     yield sim, server, server.signed_in_client("bob")
     server.stop()
 
@@ -95,6 +96,17 @@ def test_todays_figures_say_they_fill_until_they_are_whole(held_fill):
     page = wait_until(lambda: client.get(day).status_code == 200 and text(client, day), 60)
     assert f"{said} its figures follow once it is read." in page
     assert "Time outside the normal band" not in page
+    # Nor is a summary of part of the day sent to the chat as the day's.
+    manager = server.signed_in_client("alice")
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', manager.get(day).text)
+    answer = manager.post(
+        f"{day}send/",
+        data={"csrfmiddlewaretoken": csrf.group(1)},
+        headers={"Referer": day},
+        follow_redirects=True,
+    )
+    said_so = "Today is still being read from the service's history (0%): the summary can be"
+    assert said_so in unescape(answer.text), answer.text[-3000:]
 
     # Let go: the pushed charts lose their note without a reload, the pages show the day.
     socket = LiveSocket(server, client)
