@@ -91,6 +91,8 @@ def test_todays_figures_say_they_fill_until_they_are_whole(held_fill):
     )
     campaign = f"{server.url}/campaigns/{campaign.group(1)}/"
     assert f"{said} the outcome mix follows once it is read." in text(client, campaign)
+    csv = client.get(f"{campaign}?format=csv&table=outcomes")
+    assert csv.status_code == 503 and "history (0%): the outcome mix can be" in csv.text
     # The live view's "What changed" panel, worked out in the bridge, judges nothing yet.
     assert f"{said} what changed follows once it is read." in strip(server, client)
     page = wait_until(lambda: client.get(day).status_code == 200 and text(client, day), 60)
@@ -132,7 +134,8 @@ def test_todays_figures_say_they_fill_until_they_are_whole(held_fill):
     assert re.search(r"[\d,]+ offered by \d\d:\d\d|No forecast yet", normal), normal[:3000]
     page = text(client, day)
     assert FILLING not in page
-    assert FILLING not in text(client, campaign) and "completed calls today" in text(
-        client, campaign
-    )
+    shown = text(client, campaign)
+    assert FILLING not in shown and "completed calls today" in shown
+    csv = client.get(f"{campaign}?format=csv&table=outcomes")
+    assert csv.status_code == 200 and csv.text.startswith("Outcome,Completed calls,Share %")
     assert "Time outside the normal band" in page or "No normal yet" in page
