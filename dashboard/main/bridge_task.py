@@ -153,8 +153,8 @@ async def run_bridge(stop: asyncio.Event):
             """Today's fill progress moved (its copy for the web processes written): the
             intraday charts, the campaigns' pages and what changed say so, or show the
             whole day once done."""
-            await database_sync_to_async(floor_changed)(floor_charts)
-            await database_sync_to_async(campaigns_changed)()
+            await database_sync_to_async(floor_changed, thread_sensitive=False)(floor_charts)
+            await database_sync_to_async(campaigns_changed, thread_sensitive=False)()
             await changes.evaluate()
 
         feed = live_feed(

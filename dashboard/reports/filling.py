@@ -9,6 +9,7 @@ while it moves and show the true day once it is done."""
 
 import asyncio
 import logging
+from contextlib import suppress
 
 from asgiref.sync import sync_to_async
 from django.core.cache import cache
@@ -19,6 +20,7 @@ from dashboard.shared.templatetags.filling import filling_sentence
 
 log = logging.getLogger("dashboard.reports.filling")
 UNSET = object()
+MOVED_GAP_S = 3.0  # between two passes of a moving progress to the pages
 
 
 def filling_pct() -> int | None:
@@ -38,18 +40,24 @@ def noted(charts: dict, pct: int | None) -> dict:
 
 class FillingMirror(Subscriber):
     """Copies the feed's `filling_pct` to the cache when it changes; `on_moved` (a
-    coroutine function, the composition root's) then pushes what shows it again. Each
-    change is written in order, the last one always."""
+    coroutine function, the composition root's) then pushes what shows it again. The
+    changes while one is passed on are taken together, the last one always; while the
+    fill goes on, at most one every `gap_s` (the pages' pushes are work beside the fill's),
+    its end at once."""
 
-    def __init__(self, on_moved=None):
+    def __init__(self, on_moved=None, gap_s: float = MOVED_GAP_S):
         self.on_moved = on_moved
+        self.gap_s = gap_s
         self.pct = UNSET  # the newest heard
         self.task: asyncio.Task | None = None
+        self.ended = asyncio.Event()
 
     def parts(self, board: Board) -> dict[str, str]:
         pct = board.figures.get("filling_pct")
         if pct != self.pct:
             self.pct = pct
+            if pct is None:
+                self.ended.set()
             if self.task is None or self.task.done():
                 self.task = asyncio.ensure_future(self.follow())
         return {}
@@ -58,6 +66,7 @@ class FillingMirror(Subscriber):
         written = UNSET
         while written != self.pct:
             written = self.pct
+            self.ended.clear()
             try:
                 # In a thread of its own: never behind the views in Django's shared one.
                 await sync_to_async(cache.set, thread_sensitive=False)(FILLING_KEY, written, None)
@@ -65,3 +74,6 @@ class FillingMirror(Subscriber):
                     await self.on_moved()
             except Exception:
                 log.exception("today's fill progress not passed on; the next change will be")
+            if written is not None and self.pct is not None:
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(self.ended.wait(), self.gap_s)
