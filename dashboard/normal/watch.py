@@ -59,6 +59,6 @@ class ChangeWatch:
             self.failing = True
             return
         self.failing = False
-        if filling != self.filling():
-            return  # it moved meanwhile: the evaluation it set off hands the newer panel
+        if (filling is None) != (self.filling() is None):
+            return  # the fill began or ended meanwhile: the evaluation that set off hands it
         self.on_figures({"what_changed": figure})
