@@ -37,6 +37,7 @@ from dashboard.upstream import contract as c
 from dashboard.upstream import inbound as up
 from dashboard.upstream.errors import NotOffered
 
+from .handled import ahandled, without
 from .models import COUNTERS, QueueBaseline, QueueSlot, add_grown
 from .words import hours_text
 
@@ -463,6 +464,11 @@ class InboundBoard:
         shown = (listed, q_note, s_note)
         if shown != self.shown:  # the queues list's freshness: when it last changed
             self.shown, self.changed_at = shown, now
+        voicemail = None
+        if messages is not None:  # less what was marked handled since this pass's read
+            voicemail = voicemail_part(messages, names, now)
+            gone = await ahandled([m["id"] for m in voicemail["messages"]])
+            voicemail = without(voicemail, gone)
         board = {
             "at": now,
             "changed_at": self.changed_at,
@@ -470,9 +476,7 @@ class InboundBoard:
             "floor_sl_pct": floor_service_level(rows),
             "slots": {q.id: day.slots(q.id) for q in queues},
             "before": {q.id: day.before(q.id) for q in queues},
-            "voicemail": voicemail_part(messages or [], names, now)
-            if messages is not None
-            else None,
+            "voicemail": voicemail,
             "notes": {"queues": q_note, "schedules": s_note, "voicemail": v_note},
         }
         await cache.aset(BOARD_KEY, board, None)

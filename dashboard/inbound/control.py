@@ -1,6 +1,7 @@
 """Marking a voicemail message handled: asked of the service while the supervisor waits,
 recording who (the service keeps `handled_by`). A message someone else handled meanwhile
-says so instead of failing; every open backlog page is pushed at once."""
+says so instead of failing; every open backlog page is pushed at once, and the message
+never shows again (handled.py)."""
 
 import logging
 
@@ -11,7 +12,7 @@ from dashboard.upstream import inbound as up
 from dashboard.upstream.errors import UpstreamError
 from dashboard.upstream.on_request import service
 
-from .pages import forget_message
+from .handled import remember
 from .publish import voicemail_changed
 
 log = logging.getLogger("dashboard.inbound.control")
@@ -30,7 +31,8 @@ async def mark_handled(user, message_id: str) -> tuple[int, str]:
     except UpstreamError as failed:
         log.warning("marking voicemail %s handled failed: %s", message_id, failed)
         return messages.ERROR, f"The message is not marked handled: {failed}"
-    await database_sync_to_async(forget_message)(message_id)
+    # Remembered before the push: no board or body rendered from here on shows it.
+    await database_sync_to_async(remember)(message_id)
     await database_sync_to_async(voicemail_changed)()
     if done:
         log.info("%s marked voicemail %s handled", user.get_username(), message_id)

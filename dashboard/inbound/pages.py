@@ -7,6 +7,7 @@ from django.core.cache import cache
 from dashboard.shared.figures import explain
 
 from .board import BOARD_KEY
+from .handled import handled, next_version, without
 from .words import hours_text, minutes
 
 QUEUE_FIGURES = ("queue_service_level", "queue_calls", "queue_wait", "ring_available")
@@ -61,10 +62,13 @@ def queue_context(queue_id: str) -> dict:
 
 
 def voicemail_context() -> dict:
+    """The backlog's body, numbered before the board is read (handled.py)."""
+    version = next_version()
     b = board()
     part = b["voicemail"]
     if part is None:
-        return {"voicemail": None, "notes": b["notes"], "at": b["at"]}
+        return {"voicemail": None, "notes": b["notes"], "at": b["at"], "version": version}
+    part = without(part, handled([m["id"] for m in part["messages"]]))
     messages = [{**m, "age": minutes(m["age_s"])} for m in part["messages"]]
     return {
         "voicemail": {**part, "messages": messages},
@@ -72,22 +76,5 @@ def voicemail_context() -> dict:
         "median_handle": minutes(part["median_handle_s"]),
         "notes": b["notes"],
         "at": b["at"],
+        "version": version,
     }
-
-
-def forget_message(message_id: str) -> None:
-    """A message just marked handled leaves the backlog at once (the next pull agrees)."""
-    b = board()
-    part = b["voicemail"]
-    if part is None:
-        return
-    left = [m for m in part["messages"] if m["id"] != message_id]
-    if len(left) == len(part["messages"]):
-        return
-    part = {
-        **part,
-        "messages": left,
-        "oldest_s": left[0]["age_s"] if left else None,
-        "handled_today": part["handled_today"] + 1,
-    }
-    cache.set(BOARD_KEY, {**b, "voicemail": part}, None)

@@ -22,10 +22,12 @@ def queue_group(queue_id: str) -> str:
     return "inbound-queue-" + hashlib.sha256(queue_id.encode()).hexdigest()[:24]
 
 
-def push_changed(group: str, html: str, mark: str):
+def push_changed(group: str, html: str, mark: str, numbered: str = ""):
     """Push `html` unless the group was last pushed it under the same mark (watched.py: a
-    socket that joined since gets it even unchanged)."""
-    digest = hashlib.sha256(f"{mark}\n{html}".encode()).hexdigest()
+    socket that joined since gets it even unchanged); its `numbered` part is left out of
+    the comparison."""
+    same = html.replace(numbered, "", 1) if numbered else html
+    digest = hashlib.sha256(f"{mark}\n{same}".encode()).hexdigest()
     if _sent.get(group) != digest:
         _sent[group] = digest
         push_html(group, html)
@@ -64,5 +66,7 @@ def voicemail_changed():
 
 
 def push_voicemail(mark: str):
-    html = render("voicemail", "inbound/_voicemail_body.html", voicemail_context())
-    push_changed(VOICEMAIL, html, mark)
+    """The backlog's body, unless only its number changed (handled.py)."""
+    context = voicemail_context()
+    html = render("voicemail", "inbound/_voicemail_body.html", context)
+    push_changed(VOICEMAIL, html, mark, numbered=f' data-version="{context["version"]}"')

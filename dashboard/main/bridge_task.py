@@ -46,6 +46,7 @@ from dashboard.quality.processing import run_processor
 from dashboard.quality.publish import publish_qa
 from dashboard.replay.recorder import Recorder as FloorRecorder
 from dashboard.replay.retention import run_purge
+from dashboard.reports.filling import FillingMirror
 from dashboard.reports.outbound import queue_rows
 from dashboard.reports.publish import campaigns_changed, floor_changed
 from dashboard.reports.recorder import Recorder
@@ -69,10 +70,10 @@ def socket_url(base_url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def live_feed(state: LiveState, **options) -> LiveFeed:
+def live_feed(state: LiveState, also=(), **options) -> LiveFeed:
     """The live feed, with its subscribers: the wallboard's panels riding along in its
-    pushes, and the agent pages, handed each changed agent's tile."""
-    return LiveFeed(state, subscribers=(panels.Panels(), TilePublisher()), **options)
+    pushes, the agent pages, handed each changed agent's tile, and those `also` given."""
+    return LiveFeed(state, subscribers=(panels.Panels(), TilePublisher(), *also), **options)
 
 
 class Sinks:
@@ -147,8 +148,18 @@ async def run_bridge(stop: asyncio.Event):
     async with httpx.AsyncClient() as client:
         rest = from_settings(client)
         state = LiveState(ZoneInfo(settings.TIME_ZONE), settings.SERVICE_LEVEL_THRESHOLD_S)
+
+        async def filling_moved():
+            """Today's fill progress moved (its copy for the web processes written): the
+            intraday charts, the campaigns' pages and what changed say so, or show the
+            whole day once done."""
+            await database_sync_to_async(floor_changed, thread_sensitive=False)(floor_charts)
+            await database_sync_to_async(campaigns_changed, thread_sensitive=False)()
+            await changes.evaluate()
+
         feed = live_feed(
             state,
+            also=(FillingMirror(on_moved=filling_moved),),
             heartbeat=settings.LIVE_HEARTBEAT_S,
             figures={
                 "service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S,
@@ -181,7 +192,12 @@ async def run_bridge(stop: asyncio.Event):
         board = InboundBoard(rest, state, on_board=board_changed, on_figures=feed.set_figures)
         sinks = Sinks(feed, journal, watch, *recorders, backfill, offers, board)
         # What changed against the normal: worked out here, pushed by the feed.
-        changes = ChangeWatch(state, feed.set_figures, plans=lambda: queue_plans(feed))
+        changes = ChangeWatch(
+            state,
+            feed.set_figures,
+            plans=lambda: queue_plans(feed),
+            filling=lambda: feed.inbox.figures.get("filling_pct"),
+        )
         bridge = Bridge(
             socket_url(settings.UPSTREAM_BASE_URL),
             rest.session,

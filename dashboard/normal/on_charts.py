@@ -5,6 +5,7 @@ Where the history is too short the chart says so instead of drawing a band."""
 
 from datetime import datetime, timedelta
 
+from dashboard.reports.filling import filling_pct, noted
 from dashboard.reports.metrics import floor_charts as recorded
 from dashboard.shared.charts import zone
 
@@ -16,7 +17,7 @@ from .pages import forecast_sentence
 def floor_charts(since: datetime, now: datetime) -> dict:
     """The floor's intraday charts (the reports' series) with the normal laid over them,
     for the live view and its pushes."""
-    return with_normal(recorded(since, now), now)
+    return noted(with_normal(recorded(since, now), now), filling_pct())
 
 
 def with_normal(charts: dict, now: datetime) -> dict:

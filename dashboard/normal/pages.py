@@ -4,6 +4,7 @@ normal for the last whole slot with its explanation, and what changed."""
 from datetime import UTC, datetime
 
 from dashboard.live.state import slot_of
+from dashboard.reports.filling import filling_pct, noted
 from dashboard.shared.charts import chart, zone
 
 from .changes import cause_rows, what_changed
@@ -34,8 +35,16 @@ def explanation(their) -> str:
     )
 
 
+def filling_of(day) -> int | None:
+    """Today's fill progress when `day` is today (its slots are partial meanwhile)."""
+    return filling_pct() if day == datetime.now(UTC).astimezone(zone()).date() else None
+
+
 def normal_context(now: datetime | None = None) -> dict:
+    """While today is read from the service's history (`filling_pct`), its figures are
+    partial: the page says so with the progress instead of a forecast, values and changes."""
     now = now or datetime.now(UTC)
+    filling = filling_pct()
     today = now.astimezone(zone()).date()
     normal = day_normal(today)
     last = max((at for at in normal.slots if at < slot_of(now)), default=normal.slots[0])
@@ -83,7 +92,8 @@ def normal_context(now: datetime | None = None) -> dict:
         "forecast": fc,
         "forecast_sentence": forecast_sentence(fc),
         "changes": changes,
-        "charts": {"chart-normal": offered_chart(normal, fc)},
+        "charts": noted({"chart-normal": offered_chart(normal, fc)}, filling),
+        "filling_pct": filling,
     }
 
 

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 
 from dashboard.accounts.roles import MANAGER, SUPERVISOR, role_required
 
-from .pages import normal_context
+from .pages import filling_of, normal_context
 from .summary import SUMMARY, day_summary, kept_days, payload
 
 
@@ -46,6 +46,7 @@ def day(request, day):
         "summary": day_summary(when),
         "kept": kept,
         "webhook": bool(settings.ALERT_WEBHOOK_URL),
+        "filling_pct": filling_of(when),
     }
     return render(request, "normal/day.html", context)
 
@@ -58,6 +59,14 @@ async def send(request, day, post):
     when, _, refused = await database_sync_to_async(kept_day)(request, day)
     if refused:
         return refused
+    filling = await database_sync_to_async(filling_of)(when)
+    if filling is not None:  # a summary of part of the morning would read as the day's
+        messages.error(
+            request,
+            f"Today is still being read from the service's history ({filling}%): "
+            "the summary can be sent once it is read.",
+        )
+        return redirect("normal-day", day)
     summary = await database_sync_to_async(day_summary, thread_sensitive=False)(when)
     sent = await post(SUMMARY, payload(summary))
     if sent is None:

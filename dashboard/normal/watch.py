@@ -29,10 +29,13 @@ def wait_s(now_ts: float, every_s: float) -> float:
 
 
 class ChangeWatch:
-    def __init__(self, state, on_figures, plans=dict, every_s: float | None = None):
+    def __init__(
+        self, state, on_figures, plans=dict, filling=lambda: None, every_s: float | None = None
+    ):
         self.state = state  # the live state: who is paused or signed out now
         self.on_figures = on_figures
         self.plans = plans  # () -> each queue's name and goal (the inbound board's figures)
+        self.filling = filling  # () -> today's fill progress in % (None: done), the feed's
         self.every_s = every_s or settings.NORMAL_EVAL_S
         self.failing = False
 
@@ -46,8 +49,9 @@ class ChangeWatch:
         try:
             away = away_of(self.state, now)  # on the loop, where the state changes
             plans = dict(self.plans() or {})
+            filling = self.filling()
             figure = await database_sync_to_async(evaluate, thread_sensitive=False)(
-                now, away, plans
+                now, away, plans, filling
             )
         except Exception:
             if not self.failing:  # once until it works again
@@ -55,4 +59,6 @@ class ChangeWatch:
             self.failing = True
             return
         self.failing = False
+        if (filling is None) != (self.filling() is None):
+            return  # the fill began or ended meanwhile: the evaluation that set off hands it
         self.on_figures({"what_changed": figure})

@@ -1,8 +1,11 @@
 """The campaigns pages' tables as CSV downloads (dashboard/shared/export.py)."""
 
+from django.http import HttpResponse
+
 from dashboard.shared.export import csv_response, no_such_table
 from dashboard.shared.today import start_of_today
 
+from .filling import filling_pct
 from .metrics import outcome_mix
 from .models import CampaignSlot
 
@@ -40,6 +43,15 @@ def campaign_day(campaign_id: str, table: str):
             ((s.start, s.dialed, s.connected, s.booked) for s in slots.order_by("start")),
         )
     if table == "outcomes":
+        filling = filling_pct()
+        if filling is not None:  # today's completed calls are partial meanwhile
+            return HttpResponse(
+                f"Today is still being read from the service's history ({filling}%): the "
+                "outcome mix can be downloaded once it is read.",
+                status=503,
+                headers={"Retry-After": "30"},
+                content_type="text/plain; charset=utf-8",
+            )
         return csv_response(
             f"campaign-{campaign_id}-outcomes",
             ["Outcome", "Completed calls", "Share %"],

@@ -19,6 +19,7 @@ from dashboard.shared.charts import chart, on_day, week_before, with_last_week, 
 from dashboard.shared.percent import pct
 from dashboard.upstream import contract as c
 
+from .filling import filling_pct, noted
 from .models import CampaignSlot, FloorSlot
 
 SLOT = timedelta(seconds=SLOT_S)
@@ -168,7 +169,7 @@ def floor_charts(since: datetime, now: datetime) -> dict:
         ]
     )
 
-    return {
+    charts = {
         "chart-calls": chart(
             xs,
             with_last_week(calls, [_of(old, "calls"), _of(old, "completed")], weekday),
@@ -192,6 +193,7 @@ def floor_charts(since: datetime, now: datetime) -> dict:
             [*own_line, answered(today), _last_week_line(weekday, then, answered)],
         ),
     }
+    return noted(charts, filling_pct())
 
 
 def _total(rows, empty):

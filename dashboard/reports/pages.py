@@ -9,6 +9,7 @@ from dashboard.shared.overlays import laid_over
 from dashboard.shared.today import start_of_today
 
 from . import outbound
+from .filling import filling_pct
 from .metrics import campaign_chart, campaign_row, outcome_mix
 from .models import CampaignAction, HandledBooking
 
@@ -43,6 +44,7 @@ def campaign_context(campaign_id: str, manage: bool = False) -> dict:
         "campaign": campaign_row(found) if found else None,
         "charts": charts,
         "outcomes": outcome_mix(campaign_id, since),
+        "filling_pct": filling_pct(),  # the completed calls of today are partial meanwhile
         "panels": [explain(key) for key in CAMPAIGN_TILES] + chart_panels(charts),
         "manage": manage,
         **outbound_context(campaign_id, found is not None and found.dial_mode == "ai", since),

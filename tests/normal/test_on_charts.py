@@ -12,13 +12,16 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from dashboard.testing import metrics
 from dashboard.testing.browsers import screenshot, sign_in
 from dashboard.testing.normal_days import rows, slot, write, write_sqlite
+from dashboard.testing.processes import wait_until
 from dashboard.testing.servers import migrated_sqlite, start_dashboard
 
 # The four weeks' slots hold 38, 42, 41 and 39 calls: median 40, and the band is the
 # count's own noise, ± √40, wider than twice their deviation.
 LOW, HIGH = 33.7, 46.3
+FILLING = "filling today from the service"  # the charts' note while today fills
 SENTENCE = re.compile(
     r"^[\d,]+ offered by \d\d:\d\d, \d+% above normal; [\d,]+ expected by the end of the day "
     r"\(normal [\d,]+, from 4 same weekdays\)\.$"
@@ -54,13 +57,17 @@ def served(sim_factory, tmp_path):
     migrated_sqlite(database, {"bob": "supervisor"})
     whole = now.hour + now.minute // 15 / 4
     write_sqlite(database, rows(ZoneInfo(zone), now, until=whole, shape=busier))
-    server = start_dashboard(sim, tmp_path, {"TIME_ZONE": zone})
+    server = start_dashboard(sim, tmp_path, {"TIME_ZONE": zone, "METRICS_TOKEN": metrics.TOKEN})
+    # Today's slots are the fill's to write: the charts say so until it is done.
+    progress = "dashboard_backfill_progress_ratio"
+    wait_until(lambda: metrics.value(metrics.scrape(server.url), progress) == 1, 120, "filled")
     yield server
     server.stop()
 
 
 def test_the_charts_show_the_normal_band_and_the_forecast(served, browser):
-    html = served.signed_in_client("bob").get("/").text
+    client = served.signed_in_client("bob")
+    html = wait_until(lambda: (got := client.get("/").text) and FILLING not in got and got, 30)
     calls = chart_data(html, "chart-calls")
     assert len(calls["x"]) == 96  # the whole of today, 15 minutes a point
     low, high = [s for s in calls["series"] if "band" in s]
