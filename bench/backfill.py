@@ -8,6 +8,12 @@ view's push latency (event emitted to frame received, from each agent tile's
 `data-emitted`) of a few signed-in sockets while it runs (`live_p99_ms_during`) and for as
 long again once it is done, at most `after_s` (`live_p99_ms_after`); `today_s` is when
 today alone was filled (the comparison days follow).
+
+Beside them, what explains a p99 during the fill: the most agent tiles one push carried
+(`push_tiles_max_during`; a few dozen on a steady floor) and how far the simulator's events
+fell behind their own schedule (`peer_lag_ms_max`, read every 2 s while the fill runs). A
+simulator behind its schedule sends what it owes in a burst, hundreds of agents changed at
+once, and the push that carries them is late for every tile.
 """
 
 import asyncio
@@ -32,7 +38,9 @@ def late_morning() -> str:
     return f"Etc/GMT{-hours:+d}"
 
 
-async def listen(url: str, cookie: str, phase: list, samples: dict, stop: asyncio.Event):
+async def listen(
+    url: str, cookie: str, phase: list, samples: dict, stop: asyncio.Event, most: dict
+):
     ws_url = url.replace("http://", "ws://") + "/ws/live/"
     async with websockets.connect(
         ws_url, additional_headers={"Cookie": cookie, "Origin": url}, max_size=None
@@ -44,7 +52,9 @@ async def listen(url: str, cookie: str, phase: list, samples: dict, stop: asynci
             except TimeoutError:
                 continue
             now = time.time()
-            for stamp in EMITTED.findall(frame):  # the event's emitted_at, in epoch ms
+            stamps = EMITTED.findall(frame)  # each tile's event's emitted_at, in epoch ms
+            most[phase[0]] = max(most[phase[0]], len(stamps))
+            for stamp in stamps:
                 if stamp.isdigit():
                     samples[phase[0]].append(1000 * now - int(stamp))
 
@@ -97,7 +107,7 @@ def measure(
         return {
             "agents": agents,
             "events_per_s": rate,
-            **asyncio.run(_window(server, cookie, sockets, started, after_s)),
+            **asyncio.run(_window(server, sim, cookie, sockets, started, after_s)),
         }
     finally:
         if server:
@@ -105,22 +115,36 @@ def measure(
         sim.stop()
 
 
-async def _window(server, cookie: str, sockets: int, started: float, after_s: float) -> dict:
+async def peer_lag_ms(sim, phase: list) -> float:
+    """The most the simulator's events were behind their schedule while `phase` is
+    "during" (its stats give the most over its last 5,000 events: 25 s at 200 a second)."""
+    most = 0.0
+    while phase[0] == "during":
+        most = max(most, (await asyncio.to_thread(sim.stats))["lag_ms"]["max"])
+        await asyncio.sleep(2)
+    return most
+
+
+async def _window(server, sim, cookie: str, sockets: int, started: float, after_s: float) -> dict:
     phase, samples, stop = ["during"], {"during": [], "after": []}, asyncio.Event()
+    most = {"during": 0, "after": 0}  # agent tiles in one push
     readers = [
-        asyncio.ensure_future(listen(server.url, cookie, phase, samples, stop))
+        asyncio.ensure_future(listen(server.url, cookie, phase, samples, stop, most))
         for _ in range(sockets)
     ]
+    lagging = asyncio.ensure_future(peer_lag_ms(sim, phase))
     try:
         await asyncio.to_thread(wait_until, lambda: TODAY in server.log(), 600, "today")
         today_s = time.monotonic() - started
         await asyncio.to_thread(wait_until, lambda: PAST in server.log(), 600, "the past weeks")
         backfill_s = time.monotonic() - started
         phase[0] = "after"
+        lag = await lagging
         await asyncio.sleep(min(max(backfill_s, 10), after_s))
     finally:
         stop.set()
-        await asyncio.gather(*readers, return_exceptions=True)
+        phase[0] = "after"  # the lag's reader too
+        await asyncio.gather(*readers, lagging, return_exceptions=True)
     return {
         "backfill_s": round(backfill_s, 1),
         "today_s": round(today_s, 1),
@@ -128,4 +152,6 @@ async def _window(server, cookie: str, sockets: int, started: float, after_s: fl
         "live_p99_ms_after": p99(samples["after"]),
         "live_p50_ms_during": samples["during"] and round(statistics.median(samples["during"]), 1),
         "pushes_during": len(samples["during"]),
+        "push_tiles_max_during": most["during"],
+        "peer_lag_ms_max": lag,
     }

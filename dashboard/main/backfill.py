@@ -196,15 +196,16 @@ class Backfill:
             *(self.read(h.records_page, start, until, 0.05, name=name) for name in h.RECORDS),
         )
         filled.records = dict(zip(h.RECORDS, records, strict=True))
+        read = len(filled.calls), sum(len(x) for x in filled.changes.values())
         async with self.recorder.counting:  # not while the recorder compares the calls
             await self.count_and_write(day, filled, start, until, cuts)
+        await let_go(filled, known)
         self.progress = None
         await self.filled()
         log.info(
             "today filled from the service's history up to %s: %d calls, %d states",
             until.isoformat(timespec="seconds"),
-            len(filled.calls),
-            sum(len(x) for x in filled.changes.values()),
+            *read,
         )
 
     async def count_and_write(self, day, filled: Filled, start, until, cuts: dict):
@@ -384,6 +385,20 @@ class Pacer:
                 future.set_result(None)
 
 
+async def let_go(filled: Filled, known: set):
+    """The day's rows and the states noted let go a slice at a time, the event loop free
+    between two: freed at once as the fill returned, a day of 1,000 agents (some 36,000
+    calls, 150,000 states noted) held the loop for 25 to 40 ms of CPU."""
+    for rows in (filled.calls, *filled.records.values()):
+        while rows:
+            del rows[-SLICE:]
+            await asyncio.sleep(0)
+    while known:
+        for _ in range(min(SLICE, len(known))):
+            known.pop()
+        await asyncio.sleep(0)
+
+
 async def together(*steps):
     """The steps side by side, their results in order; the first to fail stops the others."""
     tasks = [asyncio.ensure_future(step) for step in steps]
@@ -541,13 +556,15 @@ async def day_rows(filled: Filled, until: datetime, have: set):
     model, its items, what makes an item its row, whether a row there already is left
     out), on the event loop a slice at a time (`have`: the calls' appointments already
     recorded)."""
-    agents, journal = list(filled.changes.items()), []
-    for at in range(0, len(agents), AGENTS_SLICE):  # an agent's day: some 60 rows
-        some = agents[at : at + AGENTS_SLICE]
-        journal += [row for a, xs in some for row in states.rows_for(a, changes_of(xs))]
+    journal, changes = [], filled.changes
+    while changes:  # an agent's day: some 60 rows; its notes let go once they are rows
+        for _ in range(min(AGENTS_SLICE, len(changes))):
+            agent_id, noted = changes.popitem()
+            journal += states.rows_for(agent_id, changes_of(noted))
         await asyncio.sleep(0)
-    for at in range(0, len(journal), BATCH):
-        yield AgentStates, journal[at : at + BATCH], None, False
+        while len(journal) >= BATCH or (journal and not changes):
+            batch, journal = journal[:BATCH], journal[BATCH:]
+            yield AgentStates, batch, None, False
     for model, items, make in record_rows(filled, until, have):
         for at in range(0, len(items), BATCH):
             yield model, items[at : at + BATCH], make, True

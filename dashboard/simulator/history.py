@@ -119,6 +119,7 @@ class History:
         self.start_day = self.day_of(start)
         self.days: dict[date, DayLog] = {}
         self.making: dict[date, asyncio.Future] = {}  # days being made by `prepare`
+        self.maker: asyncio.Lock | None = None  # one day made at a time (`prepare`)
         self.windows: dict[tuple, tuple] = {}  # query window -> (kept until, its rows)
 
     # ---- Days ------------------------------------------------------------------------------
@@ -153,13 +154,22 @@ class History:
         """Make the days a read of [since, until) needs an agent at a time, the event loop
         (the live floor's feed) free between two: a day of 1,000 agents takes seconds (in
         a thread it would make the loop wait for the interpreter's lock at every socket
-        call). Reads of the same day wait for the one making it."""
+        call). Reads of the same day wait for the one making it; days asked for at once
+        are made one after the other: made side by side, each took a turn of the loop per
+        agent, and the live floor's events (one a turn) fell seconds behind their schedule,
+        then went out in a burst."""
         for day in self.dates(since, until, evenings):
             if day not in self.days:
                 if day not in self.making:
-                    self.making[day] = asyncio.ensure_future(_stepped(self._make(day)))
+                    self.making[day] = asyncio.ensure_future(self._make_in_turn(day))
                 await asyncio.shield(self.making[day])
                 self.making.pop(day, None)
+
+    async def _make_in_turn(self, day: date):
+        self.maker = self.maker or asyncio.Lock()
+        async with self.maker:
+            if day not in self.days:  # made meanwhile by a read that could not wait (`day`)
+                await _stepped(self._make(day))
 
     def _make(self, day: date):
         """Make the day into `days`, yielding after each agent's (empty outside the kept
