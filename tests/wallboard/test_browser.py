@@ -58,12 +58,10 @@ FITS = f"""([width, height]) => {{
 
 @pytest.fixture(scope="module")
 def busy_wallboard_floor(tmp_path_factory):
-    """300 agents, webhooks on (QA and coaching figures), a Manager signed in over HTTP. At
-    six times real speed the calls that end (and their webhooks) fill the QA and coaching
-    panels sooner."""
+    """300 agents, webhooks on (QA and coaching figures), a Manager signed in over HTTP."""
     port = free_port()
     sim = start_simulator(
-        "--faults", "--agents", "300", "--seed", "9", "--speed", "6",
+        "--faults", "--agents", "300", "--seed", "9", "--speed", "3",
         "--webhook-url", f"http://127.0.0.1:{port}/webhooks/service/",
         "--webhook-secret", "e2e-webhook-secret",
     )  # fmt: skip
