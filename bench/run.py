@@ -121,7 +121,7 @@ OTHERS = {  # scenarios with a module of their own
     "storage": storage.measure,  # the database's growth an event at the floor's size
     "storage_postgres": lambda workdir, spawn: storage.measure(workdir, spawn, postgres=True),
     "storage_smoke": lambda workdir, spawn: storage.measure(  # the smoke test's
-        workdir, spawn, agents=40, rate=20, seconds=10, warmup=3
+        workdir, spawn, agents=40, rate=200, seconds=15, warmup=3
     ),
     "browser10k": browser10k.measure,  # the live view at 10,000 agents, still and scrolling
     "browser10k_smoke": lambda workdir, spawn: browser10k.measure(  # the smoke test's
