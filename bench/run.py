@@ -102,7 +102,7 @@ SCENARIOS = {
 OTHERS = {  # scenarios with a module of their own
     "backfill": backfill.measure,
     "backfill_smoke": lambda workdir, spawn: backfill.measure(  # the smoke test's
-        workdir, agents=40, rate=20, sockets=3, after_s=5, history_delay_s=4
+        workdir, agents=40, rate=20, sockets=3, after_s=2, history_delay_s=2
     ),
     "reconnect": reconnect.measure,
     "interventions": interventions.measure,
@@ -112,7 +112,7 @@ OTHERS = {  # scenarios with a module of their own
     ),
     "alerts": alerts.measure,  # the floor's size for ten minutes
     "alerts_smoke": lambda workdir, spawn: alerts.measure(  # the smoke test's
-        workdir, spawn, agents=40, rate=20, seconds=20
+        workdir, spawn, agents=40, rate=20, seconds=5
     ),
     "whatchanged": whatchanged.measure,  # one evaluation of "What changed" at 1,000 agents
     "whatchanged_smoke": lambda workdir, spawn: whatchanged.measure(  # the smoke test's
@@ -121,7 +121,7 @@ OTHERS = {  # scenarios with a module of their own
     "storage": storage.measure,  # the database's growth an event at the floor's size
     "storage_postgres": lambda workdir, spawn: storage.measure(workdir, spawn, postgres=True),
     "storage_smoke": lambda workdir, spawn: storage.measure(  # the smoke test's
-        workdir, spawn, agents=40, rate=20, seconds=45, warmup=10
+        workdir, spawn, agents=40, rate=200, seconds=15, warmup=3
     ),
     "browser10k": browser10k.measure,  # the live view at 10,000 agents, still and scrolling
     "browser10k_smoke": lambda workdir, spawn: browser10k.measure(  # the smoke test's

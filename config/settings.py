@@ -112,6 +112,8 @@ LIVE_WINDOW_FROM = env.int("LIVE_WINDOW_FROM", default=2000)
 # its own pace instead (dashboard/wallboard/catching_up.py): only a screen far behind, as
 # a whole-panel refresh costs a slow screen a pass over every tile.
 WALLBOARD_FAR_BEHIND_S = env.float("WALLBOARD_FAR_BEHIND_S", default=20.0)
+# How long at least such a screen is sent whole panels before it follows the pushes again.
+WALLBOARD_CATCH_UP_HOLD_S = env.float("WALLBOARD_CATCH_UP_HOLD_S", default=15.0)
 
 # First values of the live view's limits; managers change them in the admin (Thresholds).
 LIVE_THRESHOLDS = {
@@ -135,6 +137,8 @@ ALERT_WEBHOOK_TIMEOUT_S = env.float("ALERT_WEBHOOK_TIMEOUT_S", default=5.0)
 ALERT_WEBHOOK_ATTEMPTS = env.int("ALERT_WEBHOOK_ATTEMPTS", default=6)
 # At most one POST this often; what falls due meanwhile is folded into the next one.
 ALERT_WEBHOOK_MIN_INTERVAL_S = env.float("ALERT_WEBHOOK_MIN_INTERVAL_S", default=10.0)
+# Transitions falling due within this of the first go in one POST (a digest).
+ALERT_WEBHOOK_DIGEST_S = env.float("ALERT_WEBHOOK_DIGEST_S", default=2.0)
 # The dashboard's own address, for the links in the webhook's body (`url`).
 DASHBOARD_URL = env("DASHBOARD_URL", default=f"http://127.0.0.1:{DEMO_PORT}").rstrip("/")
 

@@ -5,12 +5,13 @@ settings read from their own environment, not from the server's."""
 import os
 import signal
 
+import pytest
+
 from dashboard.testing.processes import MANAGE, Process, command_env, run_manage, wait_until
 
 PROBE = """
 import os, sys, threading
 from django.conf import settings
-print("parent", os.getppid())
 print("argv", sys.argv)
 print("cwd", os.getcwd())
 print("sid", os.getsid(0) == os.getpid())
@@ -20,15 +21,24 @@ print("to stderr", file=sys.stderr)
 """
 
 
+FORKING = os.environ.get("TEST_FORK_SERVER", "1") != "0"
+
+
 def env(**variables):
     return command_env(REDIS_URL="", **variables)
+
+
+@pytest.mark.skipif(not FORKING, reason="TEST_FORK_SERVER=0 starts every child afresh")
+def test_a_command_is_forked_by_the_fork_server_not_started_by_the_test():
+    probe = run_manage(env(), "shell", "-c", "import os; print('parent', os.getppid())")
+    assert probe.returncode == 0, probe.stderr
+    assert f"parent {os.getpid()}\n" not in probe.stdout  # the fork server's child, not ours
 
 
 def test_a_forked_command_sees_its_own_arguments_folder_session_and_settings():
     first = run_manage(env(SECRET_KEY="first-" + "k" * 40), "shell", "-c", PROBE)
     second = run_manage(env(SECRET_KEY="second-" + "k" * 40), "shell", "-c", PROBE)
     assert first.returncode == 0, first.stderr
-    assert f"parent {os.getpid()}\n" not in first.stdout  # the fork server's child, not ours
     assert f"argv ['manage.py', 'shell', '-c', {PROBE!r}]" in first.stdout
     assert f"cwd {os.getcwd()}" in first.stdout and "sid True" in first.stdout
     assert "reactor False" in first.stdout

@@ -4,7 +4,8 @@ paced for people and for chat tools.
 `Notifier.send` only appends the transition to a list and returns: the engine's path never
 waits for a chat tool. `Notifier.run` posts from that list, one POST at a time:
 
-- transitions that fall due within `DIGEST_S` of the first are folded into one *digest*;
+- transitions that fall due within `ALERT_WEBHOOK_DIGEST_S` (2 s) of the first are folded
+  into one *digest*;
 - at most one POST per `ALERT_WEBHOOK_MIN_INTERVAL_S`: what falls due meanwhile waits and is
   folded into the next (chat tools accept about one message a second per webhook, and people
   stop reading after the tenth);
@@ -38,7 +39,6 @@ from .models import ALARM, AlertDelivery
 log = logging.getLogger("dashboard.alerts.notify")
 SIGNATURE_HEADER = "X-Dashboard-Signature"
 BACKOFF_S = 1.0  # doubled after each failed attempt
-DIGEST_S = 2.0  # transitions within this of the first go in one POST
 MAX_FOLDED = 50  # transitions in one POST at most; the rest go in the next
 MAX_WAIT_S = 300.0  # the longest Retry-After honoured
 SHOWN = 10  # sentences in a digest's text; its `alerts` has every one
@@ -100,7 +100,7 @@ class Notifier:
         timeout: float | None = None,
         backoff: float = BACKOFF_S,
         min_interval: float | None = None,
-        digest: float = DIGEST_S,
+        digest: float | None = None,
         carry: bool = True,
     ):
         self.url = settings.ALERT_WEBHOOK_URL if url is None else url
@@ -110,7 +110,8 @@ class Notifier:
         self.min_interval = (
             settings.ALERT_WEBHOOK_MIN_INTERVAL_S if min_interval is None else min_interval
         )
-        self.backoff, self.digest = backoff, digest
+        self.backoff = backoff
+        self.digest = settings.ALERT_WEBHOOK_DIGEST_S if digest is None else digest
         self.carry = carry  # a POST given up goes into the next (False: no next, a one-off)
         self.pending: list[Outgoing] = []
         self.arrived = asyncio.Event()

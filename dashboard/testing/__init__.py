@@ -50,7 +50,10 @@ What keeps the suite fast, for new tests to use:
   (`fixtures.TEST_SETTINGS`: heartbeat 1 s, browsers' staleness 3 s); a value set in the
   shell wins. A test that needs another value passes it in `extra_env`. Passwords are
   hashed with a fast hasher there and in the tests' own database (Django's default costs
-  about a second of CPU per sign-in or new user).
+  about a second of CPU per sign-in or new user). A dashboard that posts alerts takes
+  `alerts.alert_env` (a POST a second at most, digests closed after 0.5 s).
+- A test that waits for what a floor does (calls ending, their webhooks, events) runs its
+  simulator faster (`--speed`), not longer.
 - A management command's start costs seconds on a busy machine: `server.add_users({...},
   then=...)` adds several people (and runs any setup code) in one.
 - `Process` and `run` fork `python manage.py ...` and `python -m ...` children from a fork

@@ -19,11 +19,12 @@ import json
 import logging
 import time
 
+from django.conf import settings
 from django.template.loader import render_to_string
 
 log = logging.getLogger(__name__)
 
-HOLD_S = 15.0  # in whole refreshes at least this long before following the pushes again
+HOLD_S = settings.WALLBOARD_CATCH_UP_HOLD_S  # whole refreshes this long at least
 REFRESHES = 3  # and at least this many
 MIN_GAP_S = 1.0  # between a refresh painted and the next
 MAX_GAP_S = 10.0

@@ -29,7 +29,7 @@ def test_it_measures_team_pages_and_the_whole_floor_over_two_workers(tmp_path):
 def test_it_measures_the_databases_growth_an_event(tmp_path):
     run = bench("storage_smoke", tmp_path)
     got = json.loads((tmp_path / "latest.json").read_text())["storage_smoke"]
-    assert (got["agents"], got["events_per_s"]) == (40, 20) and got["events_applied"] > 0
+    assert (got["agents"], got["events_per_s"]) == (40, 200) and got["events_applied"] > 0
     assert got["bytes_grown"] > 0 and got["bytes_per_event"] > 0
     assert got["bytes_per_event_by_table"]  # where it went
     assert "storage_smoke" in run.stdout
@@ -38,7 +38,7 @@ def test_it_measures_the_databases_growth_an_event(tmp_path):
 def test_it_measures_the_alerts_and_chat_posts_a_floor_makes(tmp_path):
     run = bench("alerts_smoke", tmp_path)
     got = json.loads((tmp_path / "latest.json").read_text())["alerts_smoke"]
-    assert (got["agents"], got["events_per_s"]) == (40, 20) and got["seconds"] >= 20
+    assert (got["agents"], got["events_per_s"]) == (40, 20) and got["seconds"] >= 5
     assert got["alerts_raised"] == sum(got["raised_by_rule"].values())
     assert got["chat_posts"] <= got["transitions_posted"]
     assert 0 <= got["largest_burst_posts_per_minute"] <= got["chat_posts"]

@@ -304,7 +304,7 @@ def test_a_restart_mid_day_counts_nothing_twice(tenant_with_past):
 
 def test_figures_being_filled_say_so_instead_of_a_wrong_number(tenant_with_past):
     sim, start = tenant_with_past
-    sim.control("rest-delay", seconds=2.5, for_s=120)  # a slow service: the fill takes a while
+    sim.control("rest-delay", seconds=1.5, for_s=120)  # a slow service: the fill takes a while
     server = start()
     client = server.signed_in_client("bob")
 
@@ -330,7 +330,7 @@ def progress(server) -> float:
 
 def test_the_metrics_follow_the_fill_from_part_way_to_done(tenant_with_past):
     sim, start = tenant_with_past
-    sim.control("rest-delay", seconds=2.5, for_s=120)  # a slow service: the fill takes a while
+    sim.control("rest-delay", seconds=1.5, for_s=120)  # a slow service: the fill takes a while
     server = start()
     part = wait_until(lambda: 0 < (p := progress(server)) < 1 and p, 60, "the fill part way")
     wait_until(lambda: progress(server) == 1, 180, "the fill done")

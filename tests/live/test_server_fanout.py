@@ -92,17 +92,29 @@ def texts(read: list) -> list[str]:
     return [text for _, text in list(read)]
 
 
-def test_every_socket_gets_the_same_frames_in_order(live):
+def six_sockets_read_at_once(live) -> list[list[str]] | None:
+    """What six sockets read over the same window, or None when the server skipped one of
+    them: the test's own readers are slow Python, and one that fell behind the cap was
+    skipped (the next test's subject), which would make the comparison unfair."""
     logged = len(live.server.log())
     sockets = [live.socket() for _ in range(6)]
-    for ws in sockets:
-        assert WHOLE_VIEW in ws.text()  # the snapshot first
-    readers = [Reading(ws) for ws in sockets]  # each read as a browser does, all at once
-    wait_until(lambda: len(readers[-1].frames) >= 25, 30, "25 frames on the last socket")
-    got = [[text for _, text in reader.stop()] for reader in readers]
-    # The test's own readers are slow Python: if one fell behind the cap the server
-    # skipped it (the next test's subject), and the comparison would not be fair.
-    assert "unsent" not in live.server.log()[logged:], "a reader fell behind the cap"
+    try:
+        for ws in sockets:
+            assert WHOLE_VIEW in ws.text()  # the snapshot first
+        readers = [Reading(ws) for ws in sockets]  # each read as a browser does, all at once
+        wait_until(lambda: len(readers[-1].frames) >= 25, 30, "25 frames on the last socket")
+        got = [[text for _, text in reader.stop()] for reader in readers]
+        return None if "unsent" in live.server.log()[logged:] else got
+    finally:
+        for ws in sockets:
+            ws.close()
+
+
+def test_every_socket_gets_the_same_frames_in_order(live):
+    for _ in range(3):  # a window again when the machine left one of our readers behind
+        if got := six_sockets_read_at_once(live):
+            break
+    assert got, "a reader fell behind the cap in each of three windows"
     last = got[-1][5:20]
     for seen in got[:-1]:  # each connected earlier: from the last one's sixth frame on
         assert last[0] in seen, "a socket missed a frame the last one was sent"
@@ -114,8 +126,6 @@ def test_every_socket_gets_the_same_frames_in_order(live):
             assert int(seq) >= newest.get(agent, 0)
             newest[agent] = int(seq)
     assert len(newest) > 50
-    for ws in sockets:
-        ws.close()
 
 
 def test_a_socket_that_stops_reading_is_skipped_then_sent_the_whole_view(live):

@@ -158,6 +158,8 @@ def test_a_windowed_grid_patched_while_the_floor_moves_shows_each_tile_as_render
         wait_for_js(fresh, f"document.getElementById('agents-shown').textContent === '{ALL}'")
         expected = scrolled_through(fresh)
         assert len(expected) == AGENTS
+        fresh.close()
+        page.bring_to_front()  # a tab behind another draws a frame a second at most
 
         def caught_up():
             return scrolled_through(page) == expected

@@ -60,8 +60,13 @@ def deliveries(organization: str):
 
 
 async def send_all(url, flood):
-    """Each delivery at its slot of an even 10 s schedule, without waiting for answers."""
-    async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=50)) as client:
+    """Each delivery at its slot of an even 10 s schedule, without waiting for answers. A
+    request waits for one of the client's 50 connections as long as it takes (a loaded
+    machine's server answers the flood slowly); each answer, once sent, within 60 s."""
+    timeout = httpx.Timeout(60, pool=None)
+    async with httpx.AsyncClient(
+        timeout=timeout, limits=httpx.Limits(max_connections=50)
+    ) as client:
 
         async def one(n, event, body):
             await asyncio.sleep(n * SECONDS / len(flood))

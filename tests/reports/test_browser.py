@@ -13,7 +13,9 @@ def served(sim_factory, tmp_path):
     port = free_port()
     hook = ("--webhook-url", f"http://127.0.0.1:{port}/webhooks/service/")
     secret = ("--webhook-secret", "e2e-webhook-secret")  # start_dashboard's secret
-    sim = sim_factory("--faults", "--seed", "7", "--speed", "4", *hook, *secret)
+    # Twelve times real speed: the outcomes and QA scores that follow finished calls (their
+    # webhooks) come within seconds of the start.
+    sim = sim_factory("--faults", "--seed", "7", "--speed", "12", *hook, *secret)
     env = {"UPSTREAM_REFRESH_INTERVAL_S": "1"}
     server = start_dashboard(sim, tmp_path, env, port=port, people={"bob": "supervisor"})
     yield sim, server

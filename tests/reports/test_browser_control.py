@@ -5,7 +5,7 @@ AI left pending is marked as handled with a note typed in the same dialog."""
 
 import pytest
 
-from dashboard.testing.browsers import screenshot, sign_in
+from dashboard.testing.browsers import screenshot, sign_in, wait_for_js
 from dashboard.testing.servers import start_dashboard
 
 
@@ -48,7 +48,8 @@ def test_a_manager_stops_and_starts_a_campaign_and_a_supervisor_sees_it_live(ser
     screenshot(manager, "campaign-1-confirm-stop")
     manager.keyboard.press("Escape")
     dialog.wait_for(state="hidden")
-    assert manager.evaluate("document.activeElement.classList.contains('campaign-control')")
+    # The dialog's close event, which puts the focus back, is a task queued once it hides
+    wait_for_js(manager, "document.activeElement.classList.contains('campaign-control')")
     assert "Nobody has started or stopped" in manager.locator("#campaign-actions").inner_text()
 
     # Confirmed with the mouse: the service's answer, and the supervisor's page follows.

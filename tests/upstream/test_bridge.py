@@ -14,6 +14,13 @@ from dashboard.testing.processes import await_until
 from dashboard.testing.upstream import StateSink, bridge_for, seen, truth
 
 
+@pytest.fixture
+def simulator(sim_factory):
+    """The test's own simulated tenant at four times real speed: the events these tests
+    wait for (ten of them, a gap, one after a malformed one) come within a second or two."""
+    return sim_factory("--faults", "--seed", "7", "--speed", "4")
+
+
 class Running:
     """A bridge running in the background for the length of a `with` block."""
 
