@@ -23,6 +23,7 @@ from dashboard.quality.models import (
     ComplianceResult,
     Scorecard,
 )
+from dashboard.reports.filling import filling_pct
 from dashboard.shared import summaries
 from dashboard.shared.figures import explain
 from dashboard.shared.templatetags.links import named
@@ -271,6 +272,9 @@ async def agent_context(agent_id: str) -> dict | None:
         "agent_id": agent_id,
         **held,
         **day,
+        # today's states, calls and scorecards before this dashboard saw the floor come
+        # from the service's history: partial while it is read
+        "filling_pct": await sync_to_async(filling_pct)(),
         "panels": agent_panels(held["qa"], day),
         "problems": [problem] if problem else [],
     }

@@ -103,6 +103,7 @@ class Backfill:
         recorder: Recorder,
         on_progress=None,
         on_filled=None,
+        on_past_progress=None,
         interval_s=PAGE_INTERVAL_S,
     ):
         self.rest = rest
@@ -110,11 +111,14 @@ class Backfill:
         self.recorder = recorder
         self.on_progress = on_progress or (lambda pct: None)
         self.on_filled = on_filled  # a coroutine function: a day was written
+        self.on_past_progress = on_past_progress or (lambda pct: None)
         self.pacer = Pacer(interval_s)
         self.reached: dict[str, tuple[float, float]] = {}  # list -> (its share, how far)
         self.live_from: datetime | None = None
         self.first: dict[str, datetime] = {}  # agent id -> start of its first live state
         self.progress: float | None = None  # share of today read, while filling
+        self.past_reached: dict[tuple, float] = {}  # (past day's precedence, list) -> how far
+        self.past_days = 0  # past days being read
         self.offered = True
         self.last_week_done = None  # the day whose last week was filled
         self.journal_mark: int | None = None  # the journal's last row before this process
@@ -150,6 +154,7 @@ class Backfill:
                 log.info("the service offers no history (%s): today is what was seen live", absent)
                 self.offered, self.progress = False, None
                 self.moved(None)
+                self.past_moved(None)
                 return
             except (UpstreamError, c.ContractError) as exc:
                 log.warning("history not read yet (%s); trying again in %g s", exc, RETRY_S)
@@ -264,9 +269,16 @@ class Backfill:
         today = self.state.day.date or self.state.start_of_day(self.live_from).astimezone(tz).date()
         if today == self.last_week_done:
             return
-        read = sum(await together(*(self.fill_past(today, w) for w in range(1, PAST_WEEKS + 1))))
-        if read:  # the recorder's next pass loads last week's slots into the comparisons
+        weeks = range(1, PAST_WEEKS + 1)
+        days = {w: today - timedelta(days=7 * w) for w in weeks}
+        unknown = [w for w in weeks if not await in_thread(day_known)(*past_day(days[w], tz))]
+        self.past_days, self.past_reached = len(unknown), {}
+        if unknown:
+            self.past_moved(0)
+        await together(*(self.fill_past(days[w], w) for w in unknown))
+        if unknown:  # the recorder's next pass loads last week's slots into the comparisons
             await self.filled()
+        self.past_moved(None)  # once the comparisons hold them
         self.last_week_done = today
         log.info(
             "last week's and the %d weeks before in from the service's history (%d requests "
@@ -276,17 +288,12 @@ class Backfill:
             self.pacer.deferred,
         )
 
-    async def fill_past(self, today, weeks: int) -> bool:
-        """The same weekday `weeks` weeks ago, when not known yet; whether it was read."""
-        day = today - timedelta(days=7 * weeks)
-        start = day_start(day, self.state.tz)
-        end = day_start(day + timedelta(days=1), self.state.tz)
-        if await in_thread(day_known)(day, start, end):
-            return False
+    async def fill_past(self, day, weeks: int):
+        """The same weekday `weeks` weeks ago (`day`, not known yet): read and written."""
+        _, start, end = past_day(day, self.state.tz)
         await in_thread(write_past_day)(day, await self.past_slots(start, end, PAST + weeks), end)
         self.recorder.add_stored({}, last_week=weeks == 1)
         log.info("the past %s filled from the service's history", f"{day:%a %d %b}")
-        return True
 
     async def past_slots(self, start: datetime, end: datetime, first=PAST) -> dict:
         """A past day's slots: its calls and states read side by side, each page counted
@@ -301,10 +308,8 @@ class Backfill:
 
         calls_of_day = h.calls_page, start - CALL_MARGIN, end
         await together(
-            self.read(*calls_of_day, count=count_page_of_calls, keep=False, first=first),
-            self.read(
-                h.states_page, start, end, count=count_page_of_states, keep=False, first=first
-            ),
+            self.read(*calls_of_day, 0.5, count=count_page_of_calls, keep=False, first=first),
+            self.read(h.states_page, start, end, 0.5, count_page_of_states, False, first=first),
         )
         return merged(calls.slots, spans.slots)
 
@@ -312,7 +317,8 @@ class Backfill:
         """The day's records are in: the recorder takes the slots in on its next pass."""
         while self.recorder.arrived:
             await asyncio.sleep(0.2)
-        self.moved(None)
+        if self.progress is None:  # not a past day's end while today is still read
+            self.moved(None)
         if self.on_filled:
             await self.on_filled()
 
@@ -320,6 +326,11 @@ class Backfill:
         """The progress in whole percent (None: done), to the page and the metrics."""
         self.on_progress(pct)
         metrics.backfill_progress(pct)
+
+    def past_moved(self, pct: int | None):
+        """The past days' progress in whole percent (None: none being read), to the page:
+        the comparisons with them say they are being filled meanwhile."""
+        self.on_past_progress(pct)
 
     async def read(
         self, page, since, until, share=0.0, count=None, keep=True, first=TODAY, **kwargs
@@ -341,9 +352,15 @@ class Backfill:
             at = _when(got.rows[-1]) if share and got.rows else None
             if at is not None:
                 reach = (at - since) / (until - since) if until > since else 1
-                self.reached[name] = (share, min(1.0, max(0.0, reach)))
-                self.progress = sum(part * done for part, done in self.reached.values())
-                self.moved(int(100 * self.progress))
+                reach = min(1.0, max(0.0, reach))
+                if first >= PAST:  # a past day's list: its share of the past days read
+                    self.past_reached[first, name] = share * reach
+                    days = max(1, self.past_days)
+                    self.past_moved(int(100 * sum(self.past_reached.values()) / days))
+                else:
+                    self.reached[name] = (share, reach)
+                    self.progress = sum(part * done for part, done in self.reached.values())
+                    self.moved(int(100 * self.progress))
             cursor = got.next_cursor
             if not cursor:
                 return rows
@@ -542,6 +559,11 @@ def write_gap(filled: Filled, start: datetime, cuts: dict, until: datetime):
     new = note_changes(filled.spans, cuts, until, known, {})
     rows = [row for a, xs in new.items() for row in states.rows_for(a, changes_of(xs))]
     AgentStates.objects.bulk_create(rows, batch_size=BATCH)
+
+
+def past_day(day, tz) -> tuple:
+    """A past day, its start and its end in the organisation's zone."""
+    return day, day_start(day, tz), day_start(day + timedelta(days=1), tz)
 
 
 def day_known(day, start: datetime, end: datetime) -> bool:

@@ -151,10 +151,11 @@ async def run_bridge(stop: asyncio.Event):
 
         async def filling_moved():
             """Today's fill progress moved (its copy for the web processes written): the
-            intraday charts, the campaigns' pages and what changed say so, or show the
-            whole day once done."""
+            intraday charts, the campaigns' pages, the QA page and what changed say so, or
+            show the whole day once done."""
             await database_sync_to_async(floor_changed, thread_sensitive=False)(floor_charts)
             await database_sync_to_async(campaigns_changed, thread_sensitive=False)()
+            await database_sync_to_async(publish_qa, thread_sensitive=False)()
             await changes.evaluate()
 
         feed = live_feed(
@@ -166,6 +167,7 @@ async def run_bridge(stop: asyncio.Event):
                 "appointments_today": None,  # unknown until the webhook records are read
                 "open_critical": None,
                 "filling_pct": None,  # while today is read from the service's history
+                "filling_past_pct": None,  # while the past weeks compared with are read
             },
         )
         # Browsers ignore pushes not newer than theirs: go on from the last published version
@@ -186,6 +188,7 @@ async def run_bridge(stop: asyncio.Event):
             state,
             recorder,
             on_progress=lambda pct: feed.set_figures({"filling_pct": pct}),
+            on_past_progress=lambda pct: feed.set_figures({"filling_past_pct": pct}),
             on_filled=lambda: history_filled(feed),  # a coroutine
         )
         offers = CoachingOffers()  # the tray's listen and whisper on coaching alerts' calls

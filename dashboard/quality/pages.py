@@ -2,11 +2,14 @@
 
 from datetime import UTC, datetime
 
+from django.core.cache import cache
 from django.db.models import Avg, Count, FloatField, Q
 
 from dashboard.live.names import agent_names
+from dashboard.shared.cache_keys import FILLING_KEY
 from dashboard.shared.figures import chart_panels, explain
 from dashboard.shared.overlays import laid_over
+from dashboard.shared.templatetags.filling import filling_sentence
 from dashboard.shared.templatetags.links import named
 from dashboard.shared.today import start_of_today
 
@@ -18,7 +21,13 @@ from .templatetags.labels import agent_name
 def qa_context() -> dict:
     names, service = agent_names(), service_totals()
     now = datetime.now(UTC)
+    filling = filling_pct()
     charts = {"chart-qa": laid_over("qa", qa_trend(start_of_today()), now=now)}
+    if filling is not None:  # an average of part of the day would read as the day's
+        charts["chart-qa"] = {
+            **charts["chart-qa"],
+            "note": f"Partial: {filling_sentence(filling)}.",
+        }
     return {
         "names": names,
         "service": service,
@@ -32,7 +41,15 @@ def qa_context() -> dict:
         "by_template": scores_by("template_id", lambda t: named(t, service["template_names"])),
         "failures": failures_by_rule(),
         "today": today_figures(),
+        "filling_pct": filling,
     }
+
+
+def filling_pct() -> int | None:
+    """How far today's scorecards are read from the service's history, in whole percent
+    (the feed's figure the reports room mirrors to the cache); None: not filling."""
+    pct = cache.get(FILLING_KEY)
+    return pct if isinstance(pct, int) else None
 
 
 def failures_by_rule():

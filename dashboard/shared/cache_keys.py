@@ -36,7 +36,7 @@ REGISTRY = {
     "TEAMS_KEY": Entry("live", ("live",), ("accounts", "live")),
     "TEAM_SETS_KEY": Entry("accounts", ("accounts",), ("live",)),
     "QUEUE_SL_SLOTS_KEY": Entry("inbound", ("inbound",), ("reports",)),
-    "FILLING_KEY": Entry("reports", ("reports",), ("reports",)),
+    "FILLING_KEY": Entry("reports", ("reports",), ("reports", "quality")),
     "alerts_key": Entry("alerts", ("alerts",), ("live", "wallboard")),
     "COACHING_OFFERS_KEY": Entry("alerts", ("alerts",), ("live",)),
 }

@@ -117,7 +117,7 @@ class Simulator:
         }
         self.rest_error = (500, 0)
         self.rest_delay = 0.0
-        self.history_delay = (0.0, 0.0)  # seconds, until when
+        self.history_delay = (0.0, 0.0, None)  # seconds, until when, only before when
         self.missing: dict[str, tuple[int, float]] = {}  # API path's first part -> (status, until)
         self.media_key = secrets.token_bytes(32)  # signs recordings' addresses
         self.recordings = {"asked": 0, "served": 0, "refused": 0}
@@ -468,11 +468,11 @@ class Simulator:
         """A page of the history (contract 6.3); a bad parameter is a 400 with a sentence.
         The days it reads are made first, a step at a time: the live feed goes on meanwhile."""
         now = max(time.time(), r.centre.now)
-        delay, delayed_until = self.history_delay
-        if time.time() < delayed_until:
-            await asyncio.sleep(delay)
+        delay, delayed_until, before = self.history_delay
         try:
             since, until, _ = history.window({**r.query, "limit": "1"}, now)
+            if time.time() < delayed_until and (before is None or since < before):
+                await asyncio.sleep(delay)
             evenings = read is history.paged_states  # an agent's evening is offline
             await r.centre.past.prepare(since, until, evenings)
             return 200, read(r.centre.past, *args, r.query, now), {}
@@ -637,8 +637,12 @@ class Simulator:
 
     async def control_history_delay(self, data):
         """Each page of the paged history answers `seconds` late for `for_s`: a client's
-        fill that would be over before anyone watched it is still running."""
-        self.history_delay = (seconds(data), time.time() + float(data.get("for_s", 10)))
+        fill that would be over before anyone watched it is still running. With
+        `older_than_s`, only the pages of a window starting longer ago than that (the past
+        weeks, not today)."""
+        older = data.get("older_than_s")
+        before = time.time() - float(older) if older is not None else None
+        self.history_delay = (seconds(data), time.time() + float(data.get("for_s", 10)), before)
 
     async def control_auth_down(self, data):
         self.until["auth_down"] = time.time() + seconds(data)

@@ -82,6 +82,8 @@ def qa_today(client, server) -> tuple[int, float | None, float | None]:
         r'([\d.]+)%</span>, <span class="num">([\d.]+)%</span> passed)?',
         page,
     )
+    if found is None:  # today still said to be filling: no figures yet
+        return -1, None, None
     n, avg, passed = found.groups()
     return int(n), avg and float(avg), passed and float(passed)
 
