@@ -23,9 +23,9 @@ from dashboard.quality.models import (
     ComplianceResult,
     Scorecard,
 )
-from dashboard.reports.filling import filling_pct
 from dashboard.shared import summaries
 from dashboard.shared.figures import explain
+from dashboard.shared.filling import filling_pct
 from dashboard.shared.templatetags.links import named
 from dashboard.shared.today import start_of_today
 from dashboard.states import reader as states

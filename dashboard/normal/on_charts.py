@@ -5,9 +5,10 @@ Where the history is too short the chart says so instead of drawing a band."""
 
 from datetime import datetime, timedelta
 
-from dashboard.reports.filling import filling_pct, noted
+from dashboard.reports.filling import noted
 from dashboard.reports.metrics import floor_charts as recorded
 from dashboard.shared.charts import zone
+from dashboard.shared.filling import filling_pct
 
 from .floor import day_normal, forecast
 from .method import MAD_TO_SIGMA, MIN_WEEKS, WIDTH

@@ -4,8 +4,9 @@ normal for the last whole slot with its explanation, and what changed."""
 from datetime import UTC, datetime
 
 from dashboard.live.state import slot_of
-from dashboard.reports.filling import filling_pct, noted
+from dashboard.reports.filling import noted
 from dashboard.shared.charts import chart, zone
+from dashboard.shared.filling import filling_pct
 
 from .changes import cause_rows, what_changed
 from .floor import FIGURES, day_normal, forecast

@@ -2,14 +2,12 @@
 
 from datetime import UTC, datetime
 
-from django.core.cache import cache
 from django.db.models import Avg, Count, FloatField, Q
 
 from dashboard.live.names import agent_names
-from dashboard.shared.cache_keys import FILLING_KEY
 from dashboard.shared.figures import chart_panels, explain
+from dashboard.shared.filling import filling_pct, filling_sentence
 from dashboard.shared.overlays import laid_over
-from dashboard.shared.templatetags.filling import filling_sentence
 from dashboard.shared.templatetags.links import named
 from dashboard.shared.today import start_of_today
 
@@ -43,13 +41,6 @@ def qa_context() -> dict:
         "today": today_figures(),
         "filling_pct": filling,
     }
-
-
-def filling_pct() -> int | None:
-    """How far today's scorecards are read from the service's history, in whole percent
-    (the feed's figure the reports room mirrors to the cache); None: not filling."""
-    pct = cache.get(FILLING_KEY)
-    return pct if isinstance(pct, int) else None
 
 
 def failures_by_rule():

@@ -3,9 +3,9 @@
 from django.http import HttpResponse
 
 from dashboard.shared.export import csv_response, no_such_table
+from dashboard.shared.filling import filling_pct
 from dashboard.shared.today import start_of_today
 
-from .filling import filling_pct
 from .metrics import outcome_mix
 from .models import CampaignSlot
 

@@ -16,17 +16,11 @@ from django.core.cache import cache
 
 from dashboard.live.subscribers import Board, Subscriber
 from dashboard.shared.cache_keys import FILLING_KEY
-from dashboard.shared.templatetags.filling import filling_sentence
+from dashboard.shared.filling import filling_sentence
 
 log = logging.getLogger("dashboard.reports.filling")
 UNSET = object()
 MOVED_GAP_S = 3.0  # between two passes of a moving progress to the pages
-
-
-def filling_pct() -> int | None:
-    """Today's share read from the history, in whole percent; None: not filling."""
-    pct = cache.get(FILLING_KEY)
-    return pct if isinstance(pct, int) else None
 
 
 def noted(charts: dict, pct: int | None) -> dict:

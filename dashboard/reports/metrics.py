@@ -16,10 +16,11 @@ from dashboard.live.state import SLOT_S, Counts, aht_s, service_level_pct, slot_
 from dashboard.quality.models import CompletedCall
 from dashboard.shared.cache_keys import QUEUE_SL_SLOTS_KEY
 from dashboard.shared.charts import chart, on_day, week_before, with_last_week, zone
+from dashboard.shared.filling import filling_pct
 from dashboard.shared.percent import pct
 from dashboard.upstream import contract as c
 
-from .filling import filling_pct, noted
+from .filling import noted
 from .models import CampaignSlot, FloorSlot
 
 SLOT = timedelta(seconds=SLOT_S)

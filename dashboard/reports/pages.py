@@ -5,11 +5,11 @@ from datetime import UTC, datetime
 from dashboard.live.names import agent_names
 from dashboard.shared import summaries
 from dashboard.shared.figures import chart_panels, explain
+from dashboard.shared.filling import filling_pct
 from dashboard.shared.overlays import laid_over
 from dashboard.shared.today import start_of_today
 
 from . import outbound
-from .filling import filling_pct
 from .metrics import campaign_chart, campaign_row, outcome_mix
 from .models import CampaignAction, HandledBooking
 

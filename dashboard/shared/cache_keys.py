@@ -15,7 +15,8 @@ TEAM_SETS_KEY = "live:team-sets"  # team-set key -> when a page last asked for i
 # {"today": {slot start ISO: %}, "last_week": {...}}, for the intraday chart; None: no queues
 QUEUE_SL_SLOTS_KEY = "inbound:floor-sl-slots"
 # How far today is read from the service's history, in whole percent (None: not filling):
-# the live feed's figure `filling_pct`, mirrored for the web processes (reports/filling.py).
+# the live feed's figure `filling_pct`, mirrored for the web processes (reports/filling.py)
+# and read through `shared.filling.filling_pct`.
 FILLING_KEY = "reports:filling-pct"
 
 
@@ -36,7 +37,7 @@ REGISTRY = {
     "TEAMS_KEY": Entry("live", ("live",), ("accounts", "live")),
     "TEAM_SETS_KEY": Entry("accounts", ("accounts",), ("live",)),
     "QUEUE_SL_SLOTS_KEY": Entry("inbound", ("inbound",), ("reports",)),
-    "FILLING_KEY": Entry("reports", ("reports",), ("reports", "quality")),
+    "FILLING_KEY": Entry("reports", ("reports",), ("shared",)),  # read as shared.filling
     "alerts_key": Entry("alerts", ("alerts",), ("live", "wallboard")),
     "COACHING_OFFERS_KEY": Entry("alerts", ("alerts",), ("live",)),
 }

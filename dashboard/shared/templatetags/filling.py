@@ -7,11 +7,9 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from dashboard.shared.filling import filling_sentence
+
 register = template.Library()
-
-
-def filling_sentence(pct: int) -> str:
-    return f"filling today from the service: {pct}%"
 
 
 @register.filter
