@@ -4,26 +4,18 @@ the live strip's comparisons with last week while the past weeks are (today whol
 each shows its figures once its days are read."""
 
 import re
-from datetime import UTC, datetime
-from html import unescape
 
 import pytest
 
-from dashboard.testing.live_view import LiveSocket, kpi_figures
+from dashboard.testing import filling
+from dashboard.testing.filling import FILLING, HELD, strip, text
+from dashboard.testing.live_view import kpi_figures
 from dashboard.testing.processes import wait_until
-from dashboard.testing.servers import start_dashboard
+from dashboard.testing.zones import late_morning
 
-HELD = "filling today from the service: 0%"
-FILLING = "filling today from the service"
 PAST_HELD = "last week: filling from the service: 0%"
 PAST_FILLING = "last week: filling from the service"
 DAYS = 2 * 86400  # older than this: the past weeks' pages, not today's
-
-
-def late_morning() -> str:
-    """A zone where it is about 11:00 now, so the day has a morning behind it."""
-    hours = (11 - datetime.now(UTC).hour + 12) % 24 - 12
-    return f"Etc/GMT{-hours:+d}"
 
 
 ZONE = late_morning()
@@ -31,28 +23,9 @@ ZONE = late_morning()
 
 @pytest.fixture
 def held_fill(sim_factory, tmp_path):
-    """A dashboard whose fill is held at its start (every page of the service's history
-    answers only after the dashboard gave up on it), and the simulator to let go."""
-    sim = sim_factory(
-        "--faults", "--seed", "5", "--agents", "30", "--zone", ZONE, "--history-days", "35",
-    )  # fmt: skip
-    sim.control("history-delay", seconds=3600, for_s=3600)
-    server = start_dashboard(sim, tmp_path, {"TIME_ZONE": ZONE}, people={"bob": "supervisor"})
+    sim, server = filling.held_fill(sim_factory, tmp_path, ZONE, {"bob": "supervisor"})
     yield sim, server, server.signed_in_client("bob")
     server.stop()
-
-
-def text(client, url) -> str:
-    return unescape(" ".join(client.get(url).text.split()))
-
-
-def strip(server, client) -> str:
-    """The live view's KPI strip as a browser connecting now is sent it."""
-    socket = LiveSocket(server, client)
-    try:
-        return unescape(" ".join(socket.receive().split()))
-    finally:
-        socket.close()
 
 
 def comparisons(shown: str) -> list[str]:

@@ -15,15 +15,10 @@ from dashboard.testing.inbound import csv_rows
 from dashboard.testing.live_view import LiveSocket, current_kpis
 from dashboard.testing.processes import free_port, wait_until
 from dashboard.testing.servers import WEBHOOK_SECRET, start_dashboard
+from dashboard.testing.zones import late_morning
 
 FILLING = "filling today from the service"
 PROGRESS = "dashboard_backfill_progress_ratio"
-
-
-def late_morning() -> str:
-    """A zone where it is about 11:00 now, so the day has a morning behind it."""
-    hours = (11 - datetime.now(UTC).hour + 12) % 24 - 12
-    return f"Etc/GMT{-hours:+d}"
 
 
 ZONE = late_morning()

@@ -9,47 +9,22 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from dashboard.testing import filling
+from dashboard.testing.filling import FILLING, HELD, strip, text
 from dashboard.testing.live_view import LiveSocket, kpi_figures
 from dashboard.testing.processes import wait_until
-from dashboard.testing.servers import start_dashboard
-
-
-def late_morning() -> str:
-    """A zone where it is about 11:00 now, so the day has a morning behind it."""
-    hours = (11 - datetime.now(ZoneInfo("UTC")).hour + 12) % 24 - 12
-    return f"Etc/GMT{-hours:+d}"
-
+from dashboard.testing.zones import late_morning
 
 ZONE = late_morning()
-HELD = "filling today from the service: 0%"  # each history page held: nothing read yet
-FILLING = "filling today from the service"
 
 
 @pytest.fixture
 def held_fill(sim_factory, tmp_path):
-    """A dashboard whose fill of today is held at its start (every page of the service's
-    history answers only after the dashboard gave up on it), and the simulator to let go."""
-    sim = sim_factory(
-        "--faults", "--seed", "5", "--agents", "30", "--zone", ZONE, "--history-days", "35",
-    )  # fmt: skip
-    sim.control("history-delay", seconds=3600, for_s=3600)
-    people = {"bob": "supervisor", "alice": "manager"}
-    server = start_dashboard(sim, tmp_path, {"TIME_ZONE": ZONE}, people=people)
+    sim, server = filling.held_fill(
+        sim_factory, tmp_path, ZONE, {"bob": "supervisor", "alice": "manager"}
+    )
     yield sim, server, server.signed_in_client("bob")
     server.stop()
-
-
-def text(client, url) -> str:
-    return unescape(" ".join(client.get(url).text.split()))
-
-
-def strip(server, client) -> str:
-    """The live view's KPI strip as a browser connecting now is sent it."""
-    socket = LiveSocket(server, client)
-    try:
-        return unescape(" ".join(socket.receive().split()))
-    finally:
-        socket.close()
 
 
 def chart_notes(message: str) -> dict:

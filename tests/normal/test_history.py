@@ -3,7 +3,6 @@ weeks behind it reads the same weekday of the last four weeks and sets today aga
 them; on a simulator with ten days behind it, it says there is no normal yet."""
 
 import re
-from datetime import UTC, datetime
 from html import unescape
 
 import pytest
@@ -12,13 +11,7 @@ from dashboard.testing import metrics
 from dashboard.testing.browsers import screenshot, sign_in
 from dashboard.testing.processes import wait_until
 from dashboard.testing.servers import start_dashboard
-
-
-def late_morning() -> str:
-    """A zone where it is about 11:00 now, so the day has a morning behind it."""
-    hours = (11 - datetime.now(UTC).hour + 12) % 24 - 12
-    return f"Etc/GMT{-hours:+d}"
-
+from dashboard.testing.zones import late_morning
 
 ZONE = late_morning()
 FILLING = "filling today from the service"  # what the pages say while today fills

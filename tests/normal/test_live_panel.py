@@ -5,7 +5,7 @@ when four agents of one team pause on the simulator the next evaluation names th
 the agents' time, pushed to the open pages over their sockets."""
 
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -14,13 +14,7 @@ from dashboard.testing.browsers import screenshot, sign_in
 from dashboard.testing.links import create_link
 from dashboard.testing.normal_days import rows, slot, write_sqlite
 from dashboard.testing.servers import migrated_sqlite, start_dashboard
-
-
-def late_morning() -> str:
-    """A zone where it is about 11:00 now, so the day has a morning behind it."""
-    hours = (11 - datetime.now(UTC).hour + 12) % 24 - 12
-    return f"Etc/GMT{-hours:+d}"
-
+from dashboard.testing.zones import late_morning
 
 ZONE = late_morning()
 

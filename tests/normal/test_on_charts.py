@@ -6,7 +6,7 @@ there is no normal yet."""
 
 import json
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 from html import unescape
 from zoneinfo import ZoneInfo
 
@@ -17,6 +17,7 @@ from dashboard.testing.browsers import screenshot, sign_in
 from dashboard.testing.normal_days import rows, slot, write, write_sqlite
 from dashboard.testing.processes import wait_until
 from dashboard.testing.servers import migrated_sqlite, start_dashboard
+from dashboard.testing.zones import late_morning
 
 # The four weeks' slots hold 38, 42, 41 and 39 calls: median 40, and the band is the
 # count's own noise, ± √40, wider than twice their deviation.
@@ -26,12 +27,6 @@ SENTENCE = re.compile(
     r"^[\d,]+ offered by \d\d:\d\d, \d+% above normal; [\d,]+ expected by the end of the day "
     r"\(normal [\d,]+, from 4 same weekdays\)\.$"
 )
-
-
-def late_morning() -> str:
-    """A zone where it is about 11:00 now, so the day has a morning behind it."""
-    hours = (11 - datetime.now(UTC).hour + 12) % 24 - 12
-    return f"Etc/GMT{-hours:+d}"
 
 
 def chart_data(html: str, chart_id: str) -> dict:

@@ -7,7 +7,7 @@ dashboard reads it all from the service's history, as in production, and the liv
 "What changed" panel reports it."""
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from html import unescape
 from zoneinfo import ZoneInfo
 
@@ -15,13 +15,7 @@ import pytest
 
 from dashboard.testing.processes import wait_until
 from dashboard.testing.servers import start_dashboard
-
-
-def late_morning() -> str:
-    """A zone where it is about 11:00 now, so the day has a morning behind it."""
-    hours = (11 - datetime.now(UTC).hour + 12) % 24 - 12
-    return f"Etc/GMT{-hours:+d}"
-
+from dashboard.testing.zones import late_morning
 
 ZONE = late_morning()
 SINCE = datetime.now(ZoneInfo(ZONE)).hour - 1  # a whole hour, an hour or more ago

@@ -8,13 +8,9 @@ from html import unescape
 from dashboard.testing.live_view import View, ViewParser
 from dashboard.testing.processes import wait_until
 from dashboard.testing.servers import start_dashboard
+from dashboard.testing.zones import late_morning
 
 REBUILT = "Rebuilt from the service's history"
-
-
-def late_morning() -> str:
-    hours = (11 - datetime.now(UTC).hour + 12) % 24 - 12
-    return f"Etc/GMT{-hours:+d}"
 
 
 def test_a_moment_before_the_recording_is_rebuilt_from_the_history(sim_factory, tmp_path):

@@ -7,13 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from dashboard.testing.simulator import start_simulator
-
-
-def late_morning() -> str:
-    """A zone where it is about 11:00 now: a weekday there has a busy morning behind it."""
-    hours = (11 - datetime.now(UTC).hour + 12) % 24 - 12
-    return f"Etc/GMT{-hours:+d}"
-
+from dashboard.testing.zones import late_morning
 
 ZONE = late_morning()
 

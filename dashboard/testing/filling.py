@@ -1,0 +1,35 @@
+"""A dashboard whose reading of the service's history is held, and the texts the tests of
+the filling notes compare: a page, and the live view's strip as a socket is sent it."""
+
+from html import unescape
+
+from .live_view import LiveSocket
+from .servers import start_dashboard
+
+HELD = "filling today from the service: 0%"  # every history page held: nothing read yet
+FILLING = "filling today from the service"
+
+
+def held_fill(sim_factory, tmp_path, zone: str, people: dict):
+    """The simulator with its past in `zone` and a dashboard on it whose fill is held at its
+    start: every page of the service's history answers only after the dashboard gave up on
+    it, until the test lets go (`history-delay`)."""
+    sim = sim_factory(
+        "--faults", "--seed", "5", "--agents", "30", "--zone", zone, "--history-days", "35",
+    )  # fmt: skip
+    sim.control("history-delay", seconds=3600, for_s=3600)
+    return sim, start_dashboard(sim, tmp_path, {"TIME_ZONE": zone}, people=people)
+
+
+def text(client, url) -> str:
+    """A page's html, unescaped, its whitespace folded."""
+    return unescape(" ".join(client.get(url).text.split()))
+
+
+def strip(server, client) -> str:
+    """The live view's KPI strip as a browser connecting now is sent it."""
+    socket = LiveSocket(server, client)
+    try:
+        return unescape(" ".join(socket.receive().split()))
+    finally:
+        socket.close()
