@@ -109,9 +109,10 @@ def layers(cdp) -> int:
 
 
 def passes_and_frames(events: list[dict]) -> dict[str, list[float]]:
-    """The main thread's own CPU (ms) of each top-level task that applied pushes (a pass:
-    `applyArrived`, with the frame it drew), and of each other task that drew a frame
-    (the frames outside the passes: timers, animations, the probe's frame loop)."""
+    """The main thread's own CPU (ms) of each top-level task that ran a pass
+    (`applyArrived`: the pushes held, or the one-second tick, with the frame it drew), and
+    of each other task that drew a frame (the frames outside the passes: timers,
+    animations, the probe's frame loop)."""
     tasks, end = [], -1
     for e in events:
         if e["name"] in TASKS and e["ts"] >= end:

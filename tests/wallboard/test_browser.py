@@ -1,7 +1,8 @@
 """The wallboard in Chromium against a real dashboard process and simulated tenant: 300
 agents on 1080p and 4K screens without overflow, rotation, revocation, the stale overlay,
-reloading on a new deploy, no kiosk token in the server's log, and a tile that changes
-state moving to its group while the others keep their places."""
+reloading on a new deploy, no kiosk token in the server's log, a tile that changes
+state moving to its group while the others keep their places, and the alerts' tiles
+blinking with the page's tick, nothing animated by CSS."""
 
 import httpx
 import pytest
@@ -194,3 +195,37 @@ def test_a_tile_that_changes_state_moves_to_its_group_and_few_others_move(
     assert got["grouped"], got  # in its new group at once (its place may already be there)
     # the changed tiles, and at most one a group at the edges between its two places
     assert len(got["moved"]) <= len(got["changed"]) + got["runs"], got
+
+
+BANNER = """(ids) => document.dispatchEvent(new CustomEvent("live:frame", {detail: {html:
+  `<div id="wb-alert-banner" class="wb-alert-banner" data-level="alarm" role="alert"
+    data-flash="${ids.map((id) => "#" + id).join(", ")}">Team A: 2 agents paused</div>`}}))"""
+OUTLINES = (
+    """(ids) => ids.map((id) => getComputedStyle(document.getElementById(id)).outlineColor)"""
+)
+
+
+def test_the_alerts_tiles_blink_with_the_tick_and_nothing_animates(busy_wallboard_floor, page):
+    """A CSS animation made a slow TV lay out its layers and commit at every frame: the
+    alerts' tiles and banner blink with the page's one-second tick instead."""
+    sim, server, manager = busy_wallboard_floor
+    page.goto(create_link(manager, "Blinking TV", ["agents"]))
+    page.wait_for_selector(FILLED["agents"], state="attached", timeout=60_000)
+    sim.control("pause")  # no alert of the floor's replaces this test's banner
+    try:
+        ids = page.evaluate(
+            "[...document.querySelectorAll('#agents .agent')].slice(0, 2).map((t) => t.id)"
+        )
+        page.evaluate(BANNER, ids)  # as the server pushes it (alerts/_board.html)
+        for tile in ids:
+            page.wait_for_selector(f"#{tile}.alert-flash[data-alert-level=alarm]", state="attached")
+        assert page.evaluate("document.getAnimations().length") == 0
+        seen = set()
+        for _ in range(2):  # both halves of the blink, a tick apart
+            blink = page.evaluate("document.body.dataset.blink")
+            wait_for_js(page, f"document.body.dataset.blink !== {blink!r}", timeout=10_000)
+            seen.update(page.evaluate(OUTLINES, ids))
+        assert "rgba(0, 0, 0, 0)" in seen and len(seen) == 2, seen  # shown, then not
+        assert page.evaluate("document.getAnimations().length") == 0
+    finally:
+        sim.control("resume")
