@@ -300,12 +300,13 @@
   // Each second, in the live scripts' tick (its pass and frame: one rendering a second on a
   // quiet floor). The alerts' tiles and banner blink with it, not by a CSS animation, which
   // would make a slow TV lay out its layers and commit at every frame (wallboard.css).
-  let blink = false;
+  // The blink's half follows the clock's second, not the count of ticks (a page's own
+  // fragments tick it too: live:frame).
   document.addEventListener("live:tick", () => {
     fitGrid(false);
     fitNumbers();
     showStale();
-    blink = !blink;
-    document.body.dataset.blink = blink ? "on" : "off";
+    const blink = Math.floor(Date.now() / 1000) % 2 ? "on" : "off";
+    if (document.body.dataset.blink !== blink) document.body.dataset.blink = blink;
   });
 })();
