@@ -108,6 +108,32 @@ def layers(cdp) -> int:
     return got[-1] if got else -1
 
 
+def passes_and_frames(events: list[dict]) -> dict[str, list[float]]:
+    """The main thread's own CPU (ms) of each top-level task that ran a pass
+    (`applyArrived`: the pushes held, or the one-second tick, with the frame it drew), and
+    of each other task that drew a frame (the frames outside the passes: timers,
+    animations, the probe's frame loop)."""
+    tasks, end = [], -1
+    for e in events:
+        if e["name"] in TASKS and e["ts"] >= end:
+            tasks.append(e)
+            end = e["ts"] + e["dur"]
+    got = {"pass": [], "frame": []}
+    i = 0
+    for task in tasks:
+        while i < len(events) and events[i]["ts"] < task["ts"]:
+            i += 1
+        j, names, is_pass = i, set(), False
+        while j < len(events) and events[j]["ts"] < task["ts"] + task["dur"]:
+            names.add(events[j]["name"])
+            is_pass |= "applyArrived" in str(events[j].get("args", {}).get("data", {}))
+            j += 1
+        kind = "pass" if is_pass else "frame" if names & {"Layerize", "Paint"} else None
+        if kind:
+            got[kind].append(task.get("tdur", 0) / 1e3)
+    return got
+
+
 def report(got: dict, writes: dict, events: list[dict], profile: dict, top: int, layer_n: int):
     paints = got["paints"]
     seconds = got["seconds"] or 1
@@ -122,6 +148,13 @@ def report(got: dict, writes: dict, events: list[dict], profile: dict, top: int,
     cpu = sum(e.get("tdur", 0) for e in events if e["name"] in TASKS) / 1e6
     print(f"main thread: {busy:.2f} s of tasks in {seconds:.1f} s, {cpu:.2f} s of its CPU")
     print(f"  {1000 * cpu / max(1, len(paints)):.2f} ms of CPU per painted change")
+    split = passes_and_frames(events)
+    for kind, label in (("pass", "passes"), ("frame", "frames outside the passes")):
+        ms = split[kind]
+        print(
+            f"  {label}: {len(ms)}, {sum(ms) / 1e3:.2f} s of CPU,"
+            f" {sum(ms) / max(1, len(ms)):.1f} ms each"
+        )
     layerize = [e["dur"] for e in events if e["name"] == "Layerize"]
     print(
         f"  {layer_n} composited layers after the window; Layerize {len(layerize)} times,"

@@ -208,7 +208,8 @@
     const overlay = document.getElementById("wb-stale");
     const stale = finished ? null : staleness();
     if (overlay.hidden !== !stale) overlay.hidden = !stale;
-    document.body.dataset.stale = stale ? "yes" : "no";
+    const said = stale ? "yes" : "no";
+    if (document.body.dataset.stale !== said) document.body.dataset.stale = said;
     if (stale) {
       document.getElementById("wb-stale-since").textContent = hhmmss(stale.since);
       document.getElementById("wb-stale-why").textContent = stale.why;
@@ -296,9 +297,16 @@
   });
   window.addEventListener("resize", () => fitGrid(true));
   show(0);
-  setInterval(() => {
+  // Each second, in the live scripts' tick (its pass and frame: one rendering a second on a
+  // quiet floor). The alerts' tiles and banner blink with it, not by a CSS animation, which
+  // would make a slow TV lay out its layers and commit at every frame (wallboard.css).
+  // The blink's half follows the clock's second, not the count of ticks (a page's own
+  // fragments tick it too: live:frame).
+  document.addEventListener("live:tick", () => {
     fitGrid(false);
     fitNumbers();
     showStale();
-  }, 1000);
+    const blink = Math.floor(Date.now() / 1000) % 2 ? "on" : "off";
+    if (document.body.dataset.blink !== blink) document.body.dataset.blink = blink;
+  });
 })();

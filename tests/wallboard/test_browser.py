@@ -1,7 +1,10 @@
 """The wallboard in Chromium against a real dashboard process and simulated tenant: 300
 agents on 1080p and 4K screens without overflow, rotation, revocation, the stale overlay,
-reloading on a new deploy, no kiosk token in the server's log, and a tile that changes
-state moving to its group while the others keep their places."""
+reloading on a new deploy, no kiosk token in the server's log, a tile that changes
+state moving to its group while the others keep their places, and the alerts' tiles
+blinking with the page's tick, nothing animated by CSS."""
+
+import json
 
 import contextlib
 
@@ -205,3 +208,42 @@ def test_a_tile_that_changes_state_moves_to_its_group_and_few_others_move(
     assert got["grouped"], got  # in its new group at once (its place may already be there)
     # the changed tiles, and at most one a group at the edges between its two places
     assert len(got["moved"]) <= len(got["changed"]) + got["runs"], got
+
+
+# The banner as the server pushes it (alerts/_board.html), applied by the page's own scripts
+BANNER = """(ids) => document.dispatchEvent(new CustomEvent("live:frame", {detail: {html:
+  `<div id="wb-alert-banner" class="wb-alert-banner" data-level="alarm" role="alert"
+    data-flash="${ids.map((id) => "#" + id).join(", ")}">Team A: 2 agents paused</div>`}}))"""
+# The blink's half and the tiles' outlines, read in one task
+FLASHED = """(ids) => {
+  const tiles = ids.map((id) => document.getElementById(id));
+  return {blink: document.body.dataset.blink, animations: document.getAnimations().length,
+          flashed: tiles.every((t) => t.matches(".alert-flash[data-alert-level=alarm]")),
+          outlines: tiles.map((t) => getComputedStyle(t).outlineColor)};
+}"""
+TRANSPARENT = "rgba(0, 0, 0, 0)"
+
+
+def test_the_alerts_tiles_blink_with_the_tick_and_nothing_animates(busy_wallboard_floor, page):
+    """A CSS animation made a slow TV lay out its layers and commit at every frame: the
+    alerts' tiles and banner blink with the page's one-second tick instead."""
+    sim, server, manager = busy_wallboard_floor
+    page.goto(create_link(manager, "Blinking TV", ["agents"]))
+    page.wait_for_selector(FILLED["agents"], state="attached", timeout=60_000)
+    wait_for_js(page, "document.getElementById('conn').dataset.state === 'live'")
+    ids = page.evaluate(
+        "[...document.querySelectorAll('#agents .agent')].slice(0, 2).map((t) => t.id)"
+    )
+    halves = {}
+    for _ in range(12):  # until both halves of the blink are seen, a tick apart
+        got = page.evaluate(FLASHED, ids)
+        if not got["flashed"]:  # the banner is not this test's (yet, or the floor's since)
+            page.evaluate(BANNER, ids)
+            continue
+        assert got["animations"] == 0, got
+        halves.setdefault(got["blink"], set()).update(got["outlines"])
+        if {"on", "off"} <= halves.keys():
+            break
+        wait_for_js(page, f"document.body.dataset.blink !== {json.dumps(got['blink'])}")
+    assert halves["off"] == {TRANSPARENT}, halves
+    assert TRANSPARENT not in halves["on"], halves

@@ -6,7 +6,8 @@
  * the messages from htmx's websocket extension and applies everything that arrived in one
  * pass per animation frame; other pages keep htmx's own swaps.
  *
- * What other scripts may use: "live:applied" (on the document, after each pass), and
+ * What other scripts may use: "live:applied" (on the document, after each pass),
+ * "live:tick" (on the document, each second, in the tick's pass: ticker.js), and
  * "live:frame" (dispatched on the document, detail.html: fragments a page fetched itself,
  * a whole floor at a moment, say, placed at once as the pushes are), with `data-live-at`
  * on an element for the moment the page shows (page.js). A module script runs after the
@@ -17,7 +18,7 @@ import { messageArrived, socketClosed, socketOpened } from "./freshness.js";
 import { adoptRenderedTiles, applyFilters, followFilterForm, tidyGrid } from "./grid.js";
 import { framePaint, pageNow, socketElt } from "./page.js";
 import { applyNow, receive, tickSoon } from "./painting.js";
-import { showClock, tick } from "./ticker.js";
+import { tick } from "./ticker.js";
 import { watch } from "./timers.js";
 
 if (framePaint) {
@@ -50,8 +51,4 @@ watch(document.querySelector("main") || document.body, pageNow());
 applyFilters();
 followFilterForm(tidyGrid); // the grid drawn and counted again; the timers wait for the tick
 tick();
-showClock();
-setInterval(() => {
-  tickSoon();
-  showClock();
-}, 1000);
+setInterval(tickSoon, 1000);

@@ -1,5 +1,8 @@
 /* The one-second tick: the timers on screen, the levels and the count over a limit, the
- * grid's order and count, the freshness; and the wallboard's clock. */
+ * grid's order and count, the freshness, the wallboard's clock, and "live:tick" (on the
+ * document) for the page's own second's work. All of it in the tick's pass: a page on a
+ * quiet floor renders once a second, not once per timer (a slow TV's frame at 4K costs
+ * its layers and paint whatever it draws). */
 import { hhmmss } from "./format.js";
 import { showFreshness } from "./freshness.js";
 import { tidyGrid } from "./grid.js";
@@ -12,9 +15,12 @@ export function tick() {
   showBreaches(breaches + showFigureLevels());
   tidyGrid();
   showFreshness();
+  showClock();
+  document.dispatchEvent(new CustomEvent("live:tick"));
 }
 
-export function showClock() {
+function showClock() {
   const c = document.getElementById("clock");
-  if (c) c.textContent = hhmmss(new Date());
+  const text = c && hhmmss(new Date());
+  if (c && c.textContent !== text) c.textContent = text;
 }
