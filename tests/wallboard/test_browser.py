@@ -4,9 +4,8 @@ reloading on a new deploy, no kiosk token in the server's log, a tile that chang
 state moving to its group while the others keep their places, and the alerts' tiles
 blinking with the page's tick, nothing animated by CSS."""
 
-import json
-
 import contextlib
+import json
 
 import httpx
 import pytest
