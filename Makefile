@@ -31,11 +31,10 @@ run: $(VENV)/.installed-run
 	exec $(PY) manage.py serve --port $(PORT)
 
 # Parallel workers, a test module to each (its tests stay together and in order): most of
-# the suite waits on real time, not the CPU (on four workers the two cores were about half
-# busy), so six share two cores. TEST_WORKERS=0 runs it in one process. Modules
+# the suite waits on real time, not the CPU. TEST_WORKERS=0 runs it in one process. Modules
 # are handed out in collection order, slowest first (tests/conftest.py), not xdist's
 # default of the most tests first, which left a one-test module of minutes to the end.
-TEST_WORKERS ?= 6
+TEST_WORKERS ?= 4
 
 test: $(VENV)/.installed-test
 	bash .ci/system-deps
