@@ -4,8 +4,8 @@ that show today's slots (the intraday charts, the normal page, what changed).
 The one source is the live feed's figure `filling_pct` (the backfill's progress, which the
 live view's KPI strip shows). `FillingMirror`, a subscriber of the feed, hears it with the
 feed's other figures and copies it to the cache, where the web processes read it
-(`shared.filling.filling_pct`), then has the pushed charts rendered again (`on_moved`), so they say it
-while it moves and show the true day once it is done."""
+(`shared.filling.filling_pct`), then has the pushed charts rendered again (`on_moved`), so
+they say it while it moves and show the true day once it is done."""
 
 import asyncio
 import logging
