@@ -309,7 +309,9 @@ class Backfill:
         calls_of_day = h.calls_page, start - CALL_MARGIN, end
         await together(
             self.read(*calls_of_day, 0.5, count=count_page_of_calls, keep=False, first=first),
-            self.read(h.states_page, start, end, 0.5, count_page_of_states, False, first=first),
+            self.read(
+                h.states_page, start, end, 0.5, count=count_page_of_states, keep=False, first=first
+            ),
         )
         return merged(calls.slots, spans.slots)
 
