@@ -3,6 +3,7 @@ over paged lists, oldest first, the same for a seed, and its own day figures agr
 what the pages hold."""
 
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -99,7 +100,9 @@ def test_the_past_is_the_same_for_a_seed_and_weekends_are_quieter(sim, token):
             mine = every_page(sim, token, "/calls", **window)[0]
             theirs = every_page(other, other.sign_in()["access_token"], "/calls", **window)[0]
             assert mine == theirs
-            counts[(since + timedelta(hours=12)).weekday()] = len(mine)
+            # The weekday of the zone's noon: day_start is given in UTC, up to 12 h away.
+            noon = (since + timedelta(hours=12)).astimezone(ZoneInfo(ZONE))
+            counts[noon.weekday()] = len(mine)
         assert max(counts[5], counts[6]) < min(counts[d] for d in range(5))
     finally:
         other.stop()
