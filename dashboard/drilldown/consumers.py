@@ -1,4 +1,5 @@
-"""An agent page's socket: its agent's tile, live, and the header's freshness."""
+"""An agent page's socket: its agent's tile, live, the header's freshness, and the word to
+fetch its day's figures again once today is read from the service's history (refresh.py)."""
 
 from asgiref.sync import sync_to_async
 
@@ -6,6 +7,7 @@ from dashboard.accounts.roles import SUPERVISOR
 from dashboard.live.consumers import PushConsumer
 
 from . import tiles
+from .refresh import REFRESH
 
 
 class AgentConsumer(PushConsumer):
@@ -44,3 +46,7 @@ class AgentConsumer(PushConsumer):
             tile = tiles.absent(self.agent_id)
         if tile is not None:
             await self.send(text_data=tile)
+
+    async def agent_refresh(self, event):
+        """Today read from the service's history: the page fetches its day's figures."""
+        await self.send(text_data=REFRESH)

@@ -12,10 +12,19 @@ import pytest
 from dashboard.testing import filling
 from dashboard.testing.filling import FILLING, HELD, strip, text
 from dashboard.testing.live_view import LiveSocket, kpi_figures
-from dashboard.testing.processes import wait_until
+from dashboard.testing.processes import free_port, let_pass, wait_until
+from dashboard.testing.servers import (
+    dashboard_env,
+    migrated_sqlite,
+    ready,
+    signed_in_client,
+    start_bridge,
+    start_worker,
+)
 from dashboard.testing.zones import late_morning
 
 ZONE = late_morning()
+EXPIRY_S = 4  # the progress's expiry in the test of a bridge that dies mid-fill
 
 
 @pytest.fixture
@@ -114,3 +123,29 @@ def test_todays_figures_say_they_fill_until_they_are_whole(held_fill):
     csv = client.get(f"{campaign}?format=csv&table=outcomes")
     assert csv.status_code == 200 and csv.text.startswith("Outcome,Completed calls,Share %")
     assert "Time outside the normal band" in page or "No normal yet" in page
+
+
+def test_a_dead_bridges_progress_expires_a_living_ones_does_not(sim_factory, redis_url, tmp_path):
+    """The production topology on Redis: the bridge writes the progress, a web worker shows
+    it. It is written again while the fill is held (nothing moves), and once the bridge is
+    killed mid-fill, the worker no longer says "filling" once the progress expired."""
+    sim = filling.held_history(sim_factory, ZONE)
+    database = migrated_sqlite(tmp_path / "db.sqlite3", {"bob": "supervisor"})
+    env = dashboard_env(
+        sim, database, REDIS_URL=redis_url, TIME_ZONE=ZONE, FILLING_EXPIRY_S=EXPIRY_S
+    )
+    port = free_port()
+    bridge, web = start_bridge(env), start_worker(env, port)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_until(lambda: ready(url), 60, web.log)
+        client = signed_in_client(url, "bob")
+        normal = f"{url}/normal/"
+        wait_until(lambda: HELD in text(client, normal), 60, bridge.log)
+        let_pass(2 * EXPIRY_S, "twice the progress's expiry, the fill held")
+        assert HELD in text(client, normal)
+        bridge.kill()
+        wait_until(lambda: FILLING not in text(client, normal), 10 * EXPIRY_S, "the expiry")
+    finally:
+        bridge.stop()
+        web.stop()
