@@ -65,6 +65,7 @@ def test_pages_say_what_is_filling_until_its_days_are_read(held_fill, page):
     assert not re.search(r'class="value">\s*[\d–]', figures), figures
     qa_line = day.split('id="qa-title"')[1].split("</h2>")[0].split('<span class="muted">')[1]
     assert HELD in qa_line and "average" not in qa_line and "none yet" not in qa_line
+    assert f'<p hidden data-why="agent_handled"> Partial: {HELD} </p>' in day  # its counts
     for table in ("calls", "scorecards", "failures", "alerts"):
         csv = client.get(f"{agent}?format=csv&table={table}")
         assert csv.status_code == 503 and csv.headers["retry-after"] == "30", csv.text
@@ -113,6 +114,7 @@ def test_pages_say_what_is_filling_until_its_days_are_read(held_fill, page):
     page.wait_for_function(f"() => !({TODAYS_PANEL})().includes('{FILLING}')", timeout=60_000)
     assert page.evaluate("() => window.notReloaded")
     assert re.search(r"\d+", page.locator("#drill-today .kpi .value").nth(2).inner_text())
+    assert "calls ended today" in page.locator('[data-why="agent_handled"]').text_content()
     states = page.locator("#drill-states").inner_text()
     assert FILLING not in states and FILLING not in page.locator("#drill-qa h2").inner_text()
     # The intraday charts' lines about last week say what they wait for.
