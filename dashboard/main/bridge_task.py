@@ -153,7 +153,7 @@ async def run_bridge(stop: asyncio.Event):
         agent_pages = TodayRead()
 
         async def filling_moved():
-            """The fill's progress moved (its copy for the web processes written): the
+            """Today's fill progress moved (its copy for the web processes written): the
             intraday charts, the campaigns' pages, the QA page and what changed say so, or
             show the whole day once done; the agent pages open fetch theirs then."""
             await database_sync_to_async(floor_changed, thread_sensitive=False)(floor_charts)
@@ -162,9 +162,13 @@ async def run_bridge(stop: asyncio.Event):
             await changes.evaluate()
             await agent_pages.moved()
 
+        async def filling_past_moved():
+            """The past weeks' fill progress alone moved: the intraday charts say so."""
+            await database_sync_to_async(floor_changed, thread_sensitive=False)(floor_charts)
+
         feed = live_feed(
             state,
-            also=(FillingMirror(on_moved=filling_moved),),
+            also=(FillingMirror(on_moved=filling_moved, on_past_moved=filling_past_moved),),
             heartbeat=settings.LIVE_HEARTBEAT_S,
             figures={
                 "service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S,

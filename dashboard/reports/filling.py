@@ -37,12 +37,14 @@ def noted(charts: dict, pct: int | None) -> dict:
 class FillingMirror(Subscriber):
     """Copies the feed's (`filling_pct`, `filling_past_pct`) to the cache when they change;
     `on_moved` (a coroutine function, the composition root's) then pushes what shows them
-    again. The changes while one is passed on are taken together, the last one always;
-    while a fill goes on, at most one every `gap_s` (the pages' pushes are work beside the
-    fill's), today's end at once."""
+    again, or `on_past_moved` when only the past weeks' moved (fewer pages show it). The
+    changes while one is passed on are taken together, the last one always; while a fill
+    goes on, at most one every `gap_s` (the pages' pushes are work beside the fill's),
+    today's end at once."""
 
-    def __init__(self, on_moved=None, gap_s: float = MOVED_GAP_S):
+    def __init__(self, on_moved=None, gap_s: float = MOVED_GAP_S, on_past_moved=None):
         self.on_moved = on_moved
+        self.on_past_moved = on_past_moved
         self.gap_s = gap_s
         self.pct = UNSET  # the newest heard
         self.task: asyncio.Task | None = None
@@ -70,11 +72,13 @@ class FillingMirror(Subscriber):
                 if written == self.pct:
                     await self.store(written)
                 continue
-            written = self.pct
+            was, written = written, self.pct
             self.ended.clear()
-            if await self.store(written) and self.on_moved:
+            today_moved = was is UNSET or was[0] != written[0]
+            pushed = self.on_moved if today_moved else self.on_past_moved
+            if await self.store(written) and pushed:
                 try:
-                    await self.on_moved()
+                    await pushed()
                 except Exception:
                     log.exception("the fill's progress not pushed; the next change will be")
             if written != IDLE and self.pct != IDLE:
