@@ -7,7 +7,7 @@ from dashboard.accounts.roles import SUPERVISOR
 from dashboard.live.consumers import PushConsumer
 
 from . import tiles
-from .refresh import REFRESH
+from .refresh import REFRESH, still_filling
 
 
 class AgentConsumer(PushConsumer):
@@ -26,6 +26,8 @@ class AgentConsumer(PushConsumer):
     async def send_snapshot(self):
         await super().send_snapshot()  # the header's freshness
         await self.send_tile()
+        if b"filling=1" in self.scope.get("query_string", b"") and not await still_filling():
+            await self.send(text_data=REFRESH)  # rendered while filling, read since
 
     async def send_tile(self):
         # Not `cache.aget`: that waits in Django's one shared sync thread (see live/publish.py).

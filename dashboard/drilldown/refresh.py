@@ -6,7 +6,8 @@ ends (its progress written for the web processes first), ONE message goes to the
 pages' group, and each socket sends its page the same fixed element, `REFRESH`, nothing
 rendered per page: on arriving it fetches the page it is in and takes from it the panels of
 today's figures (htmx `hx-select-oob`). Each page asks for its own agent's figures once, as
-a reload would, and a note being typed stays as it is."""
+a reload would, and a note being typed stays as it is. A page rendered while filling whose
+socket connects after the fill ended (its URL says `filling=1`) is sent it on connecting."""
 
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
@@ -23,6 +24,10 @@ REFRESH = (
 )
 
 
+async def still_filling() -> bool:
+    return await sync_to_async(filling_pct, thread_sensitive=False)() is not None
+
+
 class TodayRead:
     """Told each time the fill's progress was written (`moved`); sends REFRESH when today's
     went from filling to read."""
@@ -31,7 +36,7 @@ class TodayRead:
         self.filling = False
 
     async def moved(self):
-        filling = await sync_to_async(filling_pct, thread_sensitive=False)() is not None
+        filling = await still_filling()
         if self.filling and not filling:
             await get_channel_layer().group_send(GROUP, {"type": "agent.refresh"})
         self.filling = filling

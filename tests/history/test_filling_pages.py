@@ -12,7 +12,7 @@ import pytest
 from dashboard.testing import filling
 from dashboard.testing.browsers import sign_in
 from dashboard.testing.filling import FILLING, HELD, strip, text
-from dashboard.testing.live_view import kpi_figures
+from dashboard.testing.live_view import LiveSocket, kpi_figures
 from dashboard.testing.processes import wait_until
 from dashboard.testing.zones import late_morning
 
@@ -117,6 +117,12 @@ def test_pages_say_what_is_filling_until_its_days_are_read(held_fill, page):
     assert "calls ended today" in page.locator('[data-why="agent_handled"]').text_content()
     states = page.locator("#drill-states").inner_text()
     assert FILLING not in states and FILLING not in page.locator("#drill-qa h2").inner_text()
+    # A page rendered while filling whose socket connects only now is told at once.
+    socket = LiveSocket(server, client, f"/ws/agents/{agent_id}/?filling=1")
+    try:
+        wait_until(lambda: 'id="drill-refresh"' in socket.receive(), 30, "the refresh")
+    finally:
+        socket.close()
     # The intraday charts' lines about last week say what they wait for.
     lines = wait_until(
         lambda: (got := chart_lines(text(client, f"{server.url}/"))) and got,
