@@ -84,6 +84,9 @@ def test_todays_figures_say_they_fill_until_they_are_whole(held_fill):
     assert "Time outside the normal band" not in page
     # Nor is a summary of part of the day sent to the chat as the day's.
     manager = server.signed_in_client("alice")
+    coaching = f"{server.url}/coaching/"
+    partial = f'Partial, <span class="filling">{HELD}</span>: today\'s alerts follow once'
+    assert partial in text(manager, coaching)
     csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', manager.get(day).text)
     answer = manager.post(
         f"{day}send/",
@@ -118,6 +121,7 @@ def test_todays_figures_say_they_fill_until_they_are_whole(held_fill):
     assert re.search(r"[\d,]+ offered by \d\d:\d\d|No forecast yet", normal), normal[:3000]
     page = text(client, day)
     assert FILLING not in page
+    assert FILLING not in text(manager, coaching)
     shown = text(client, campaign)
     assert FILLING not in shown and "completed calls today" in shown
     csv = client.get(f"{campaign}?format=csv&table=outcomes")
