@@ -41,9 +41,8 @@ def campaign_day(campaign_id: str, table: str):
             ((s.start, s.dialed, s.connected, s.booked) for s in slots.order_by("start")),
         )
     if table == "outcomes":
-        refused = still_filling(
-            "the outcome mix", filling_pct()
-        )  # today's completed calls are partial
+        # today's completed calls are partial meanwhile
+        refused = still_filling("the outcome mix", filling_pct())
         if refused:
             return refused
         return csv_response(

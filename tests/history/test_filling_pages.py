@@ -78,6 +78,7 @@ def test_pages_say_what_is_filling_until_its_days_are_read(held_fill, page):
     partial = f'Partial, <span class="filling">{HELD}</span>: today\'s'
     assert qa.count(f"{partial} scorecards follow once it is read.") == 2, qa[-6000:]
     assert qa.count(f"{partial} checks follow once it is read.") == 1
+    assert f'data-why="pass_rate">Partial: <span class="filling">{HELD}</span></p>' in qa
     csv = client.get(f"{server.url}/qa/?format=csv&table=by_agent")
     assert csv.status_code == 503 and "history (0%): QA by agent can be" in csv.text
     # An agent's page open in a browser while today is held.
