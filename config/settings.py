@@ -86,6 +86,9 @@ UPSTREAM_REFRESH_INTERVAL_S = env.int("UPSTREAM_REFRESH_INTERVAL_S", default=30)
 # The inbound board (dashboard/inbound/board.py) reads queues, schedules and voicemail this often.
 INBOUND_POLL_S = env.float("INBOUND_POLL_S", default=2.0)
 NORMAL_EVAL_S = env.float("NORMAL_EVAL_S", default=30.0)  # what changed: worked out this often
+# The history fill's progress as the web processes read it lasts this long unless the bridge
+# writes it again (a bridge that dies mid-fill leaves no "filling 40%" behind for ever).
+FILLING_EXPIRY_S = env.float("FILLING_EXPIRY_S", default=60.0)
 UPSTREAM_REST_TIMEOUT_S = env.float("UPSTREAM_REST_TIMEOUT_S", default=10.0)
 # What a page asks the service while a person waits (a call, a recording) gives up sooner.
 UPSTREAM_PAGE_TIMEOUT_S = env.float("UPSTREAM_PAGE_TIMEOUT_S", default=4.0)

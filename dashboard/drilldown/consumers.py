@@ -1,4 +1,5 @@
-"""An agent page's socket: its agent's tile, live, and the header's freshness."""
+"""An agent page's socket: its agent's tile, live, the header's freshness, and the word to
+fetch its day's figures again once today is read from the service's history (refresh.py)."""
 
 from asgiref.sync import sync_to_async
 
@@ -6,6 +7,7 @@ from dashboard.accounts.roles import SUPERVISOR
 from dashboard.live.consumers import PushConsumer
 
 from . import tiles
+from .refresh import REFRESH, still_filling
 
 
 class AgentConsumer(PushConsumer):
@@ -24,6 +26,8 @@ class AgentConsumer(PushConsumer):
     async def send_snapshot(self):
         await super().send_snapshot()  # the header's freshness
         await self.send_tile()
+        if b"filling=1" in self.scope.get("query_string", b"") and not await still_filling():
+            await self.send(text_data=REFRESH)  # rendered while filling, read since
 
     async def send_tile(self):
         # Not `cache.aget`: that waits in Django's one shared sync thread (see live/publish.py).
@@ -44,3 +48,7 @@ class AgentConsumer(PushConsumer):
             tile = tiles.absent(self.agent_id)
         if tile is not None:
             await self.send(text_data=tile)
+
+    async def agent_refresh(self, event):
+        """Today read from the service's history: the page fetches its day's figures."""
+        await self.send(text_data=REFRESH)

@@ -5,14 +5,26 @@ one the dashboard holds (the page lists the newest)."""
 
 from dashboard.quality.models import CoachingAlert, ComplianceResult, Scorecard
 from dashboard.shared.export import csv_response, no_such_table
+from dashboard.shared.filling import still_filling
 
-AGENT_TABLES = ("calls", "scorecards", "failures", "alerts")
+# Each table takes in today, which the service's history fills: partial while it is read.
+AGENT_TABLE_NAMES = {
+    "calls": "the agent's calls",
+    "scorecards": "the agent's scorecards",
+    "failures": "the agent's compliance failures",
+    "alerts": "the agent's coaching alerts",
+}
+AGENT_TABLES = tuple(AGENT_TABLE_NAMES)
 CALL_TABLES = ("checks", "alerts")
 ALERT_HEADER = ["Raised", "Severity", "Kind", "Call id", "Status", "Message"]
 
 
 def agent(table: str, context: dict):
     agent_id, name = context["agent_id"], f"agent-{context['agent_id']}"
+    if table in AGENT_TABLE_NAMES:
+        refused = still_filling(AGENT_TABLE_NAMES[table], context["filling_pct"])
+        if refused:
+            return refused
     if table == "calls":
         return csv_response(
             f"{name}-calls",

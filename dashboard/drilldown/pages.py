@@ -25,7 +25,7 @@ from dashboard.quality.models import (
 )
 from dashboard.shared import summaries
 from dashboard.shared.figures import explain
-from dashboard.shared.filling import filling_pct
+from dashboard.shared.filling import filling_pct, filling_sentence
 from dashboard.shared.templatetags.links import named
 from dashboard.shared.today import start_of_today
 from dashboard.states import reader as states
@@ -268,20 +268,27 @@ async def agent_context(agent_id: str) -> dict | None:
     )
     now = datetime.now(UTC)
     day = await sync_to_async(agent_day)(agent_id, held, fetched or [], day_start, now)
+    # today's states, calls and scorecards before this dashboard saw the floor come from
+    # the service's history: partial while it is read
+    filling = await sync_to_async(filling_pct)()
     return {
         "agent_id": agent_id,
         **held,
         **day,
-        # today's states, calls and scorecards before this dashboard saw the floor come
-        # from the service's history: partial while it is read
-        "filling_pct": await sync_to_async(filling_pct)(),
-        "panels": agent_panels(held["qa"], day),
+        "filling_pct": filling,
+        "panels": agent_panels(held["qa"], day, filling),
         "problems": [problem] if problem else [],
     }
 
 
-def agent_panels(qa: dict, day: dict) -> list[dict]:
-    """The explain panels of the agent's figures, with the counts behind each."""
+AGENT_FIGURES = ("agent_occupancy", "agent_aht", "agent_handled", "agent_timeline", "agent_qa")
+
+
+def agent_panels(qa: dict, day: dict, filling: int | None) -> list[dict]:
+    """The explain panels of the agent's figures, with the counts behind each (while today
+    is read from the service's history, `filling`: that they are partial)."""
+    if filling is not None:
+        return [explain(key, [f"Partial: {filling_sentence(filling)}"]) for key in AGENT_FIGURES]
     f, handled = day["figures"], day["figures"]["handled"]
     busy, available = f["busy_s"], f["available_s"]
     handle_s = f["aht_s"] * handled if f["aht_s"] is not None else 0

@@ -27,6 +27,7 @@ from django.utils import timezone
 from dashboard.alerts.notify import Notifier
 from dashboard.alerts.watch import AlertWatch
 from dashboard.drilldown.journal import Journal
+from dashboard.drilldown.refresh import TodayRead
 from dashboard.drilldown.retention import run_retention
 from dashboard.drilldown.tiles import TilePublisher
 from dashboard.inbound.board import InboundBoard
@@ -149,18 +150,25 @@ async def run_bridge(stop: asyncio.Event):
         rest = from_settings(client)
         state = LiveState(ZoneInfo(settings.TIME_ZONE), settings.SERVICE_LEVEL_THRESHOLD_S)
 
+        agent_pages = TodayRead()
+
         async def filling_moved():
             """Today's fill progress moved (its copy for the web processes written): the
             intraday charts, the campaigns' pages, the QA page and what changed say so, or
-            show the whole day once done."""
+            show the whole day once done; the agent pages open fetch theirs then."""
             await database_sync_to_async(floor_changed, thread_sensitive=False)(floor_charts)
             await database_sync_to_async(campaigns_changed, thread_sensitive=False)()
             await database_sync_to_async(publish_qa, thread_sensitive=False)()
             await changes.evaluate()
+            await agent_pages.moved()
+
+        async def filling_past_moved():
+            """The past weeks' fill progress alone moved: the intraday charts say so."""
+            await database_sync_to_async(floor_changed, thread_sensitive=False)(floor_charts)
 
         feed = live_feed(
             state,
-            also=(FillingMirror(on_moved=filling_moved),),
+            also=(FillingMirror(on_moved=filling_moved, on_past_moved=filling_past_moved),),
             heartbeat=settings.LIVE_HEARTBEAT_S,
             figures={
                 "service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S,

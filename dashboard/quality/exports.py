@@ -2,18 +2,29 @@
 
 from dashboard.live.names import agent_names
 from dashboard.shared.export import csv_response, no_such_table
+from dashboard.shared.filling import filling_pct, still_filling
 from dashboard.shared.percent import pct
 from dashboard.shared.templatetags.links import named
 
 from .metrics import service_totals
 from .pages import alerts_matching, failures_by_rule, scores_by
 
-QA_TABLES = ("by_agent", "by_template", "failures")
+# Every scorecard and check received, today's among them: partial while today is read.
+QA_TABLE_NAMES = {
+    "by_agent": "QA by agent",
+    "by_template": "QA by template",
+    "failures": "the compliance failures",
+}
+QA_TABLES = tuple(QA_TABLE_NAMES)
 SCORES = ["Scorecards", "Average QA score %", "Passed", "Pass rate %"]
 
 
 def qa(table: str):
     """One of the QA page's tables, every row (the page shows the 50 with most)."""
+    if table in QA_TABLE_NAMES:
+        refused = still_filling(QA_TABLE_NAMES[table], filling_pct())
+        if refused:
+            return refused
     if table == "by_agent":
         names = agent_names()
         rows = scores_by("agent_id", lambda a: _agent(a, names), limit=None)

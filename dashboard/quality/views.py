@@ -13,6 +13,7 @@ from dashboard.accounts.roles import MANAGER, SUPERVISOR, role_required
 from dashboard.live.names import agent_names
 from dashboard.live.publish import live_calls
 from dashboard.shared.export import wants_csv
+from dashboard.shared.filling import filling_pct
 
 from . import exports
 from .metrics import open_alert_counts
@@ -64,6 +65,7 @@ def coaching(request):
             .distinct()
             .order_by("kind"),
             "counts": open_alert_counts(),
+            "filling_pct": filling_pct(),  # today's alerts from the service's history
         },
     )
 

@@ -1,9 +1,7 @@
 """The campaigns pages' tables as CSV downloads (dashboard/shared/export.py)."""
 
-from django.http import HttpResponse
-
 from dashboard.shared.export import csv_response, no_such_table
-from dashboard.shared.filling import filling_pct
+from dashboard.shared.filling import filling_pct, still_filling
 from dashboard.shared.today import start_of_today
 
 from .metrics import outcome_mix
@@ -43,15 +41,10 @@ def campaign_day(campaign_id: str, table: str):
             ((s.start, s.dialed, s.connected, s.booked) for s in slots.order_by("start")),
         )
     if table == "outcomes":
-        filling = filling_pct()
-        if filling is not None:  # today's completed calls are partial meanwhile
-            return HttpResponse(
-                f"Today is still being read from the service's history ({filling}%): the "
-                "outcome mix can be downloaded once it is read.",
-                status=503,
-                headers={"Retry-After": "30"},
-                content_type="text/plain; charset=utf-8",
-            )
+        # today's completed calls are partial meanwhile
+        refused = still_filling("the outcome mix", filling_pct())
+        if refused:
+            return refused
         return csv_response(
             f"campaign-{campaign_id}-outcomes",
             ["Outcome", "Completed calls", "Share %"],

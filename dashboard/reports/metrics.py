@@ -16,7 +16,7 @@ from dashboard.live.state import SLOT_S, Counts, aht_s, service_level_pct, slot_
 from dashboard.quality.models import CompletedCall
 from dashboard.shared.cache_keys import QUEUE_SL_SLOTS_KEY
 from dashboard.shared.charts import chart, on_day, week_before, with_last_week, zone
-from dashboard.shared.filling import filling_pct
+from dashboard.shared.filling import filling_past_pct, filling_past_sentence, filling_pct
 from dashboard.shared.percent import pct
 from dashboard.upstream import contract as c
 
@@ -105,6 +105,7 @@ def floor_charts(since: datetime, now: datetime) -> dict:
     """Today per 15 minutes: calls, and service level with AHT; the same weekday last week
     dashed. Keyed by the id the page gives each chart's data."""
     xs, got, old, weekday = _day(FloorSlot, since, now)
+    past = filling_past_pct()
     within = settings.SERVICE_LEVEL_THRESHOLD_S
     today = _total(got, Counts())
     then = _total([r for x, r in zip(xs, old, strict=True) if x <= now], None)
@@ -179,7 +180,9 @@ def floor_charts(since: datetime, now: datetime) -> dict:
             [
                 f"{today.calls} calls started and {today.completed} ended today "
                 f"(slots with data: {sum(r is not None for r in got)})",
-                _last_week_line(weekday, then, lambda x: f"{x.calls} started, {x.completed} ended"),
+                _last_week_line(
+                    weekday, then, lambda x: f"{x.calls} started, {x.completed} ended", past
+                ),
             ],
         ),
         "chart-service": chart(
@@ -191,7 +194,7 @@ def floor_charts(since: datetime, now: datetime) -> dict:
             ),
             SLOT_S,
             "chart_service",
-            [*own_line, answered(today), _last_week_line(weekday, then, answered)],
+            [*own_line, answered(today), _last_week_line(weekday, then, answered, past)],
         ),
     }
     return noted(charts, filling_pct())
@@ -205,8 +208,11 @@ def _total(rows, empty):
     return Counts(**{name: sum(getattr(r, name) for r in rows) for name in COUNTERS})
 
 
-def _last_week_line(weekday: str, then, show) -> str:
-    """Last week's counts up to the same time of day (whole slots)."""
+def _last_week_line(weekday: str, then, show, past: int | None) -> str:
+    """Last week's counts up to the same time of day (whole slots); while the past weeks are
+    read from the service's history (`past`, their progress), that they are."""
+    if past is not None:
+        return filling_past_sentence(past)
     return f"Last {weekday} by this time (dashed): " + ("no data" if then is None else show(then))
 
 

@@ -14,9 +14,10 @@ TEAM_SETS_KEY = "live:team-sets"  # team-set key -> when a page last asked for i
 # The floor's service level per 15 minutes from the queues' own targets (inbound/board.py):
 # {"today": {slot start ISO: %}, "last_week": {...}}, for the intraday chart; None: no queues
 QUEUE_SL_SLOTS_KEY = "inbound:floor-sl-slots"
-# How far today is read from the service's history, in whole percent (None: not filling):
-# the live feed's figure `filling_pct`, mirrored for the web processes (reports/filling.py)
-# and read through `shared.filling.filling_pct`.
+# How far today and the past weeks are read from the service's history, in whole percent
+# ({"today": pct, "past": pct}, None: not filling): the live feed's figures `filling_pct`
+# and `filling_past_pct`, mirrored for the web processes with an expiry (reports/filling.py),
+# written and read through `shared.filling`.
 FILLING_KEY = "reports:filling-pct"
 
 
@@ -37,7 +38,7 @@ REGISTRY = {
     "TEAMS_KEY": Entry("live", ("live",), ("accounts", "live")),
     "TEAM_SETS_KEY": Entry("accounts", ("accounts",), ("live",)),
     "QUEUE_SL_SLOTS_KEY": Entry("inbound", ("inbound",), ("reports",)),
-    "FILLING_KEY": Entry("reports", ("reports",), ("shared",)),  # read as shared.filling
+    "FILLING_KEY": Entry("reports", ("shared",), ("shared",)),  # through shared.filling
     "alerts_key": Entry("alerts", ("alerts",), ("live", "wallboard")),
     "COACHING_OFFERS_KEY": Entry("alerts", ("alerts",), ("live",)),
 }

@@ -10,14 +10,19 @@ HELD = "filling today from the service: 0%"  # every history page held: nothing 
 FILLING = "filling today from the service"
 
 
-def held_fill(sim_factory, tmp_path, zone: str, people: dict):
-    """The simulator with its past in `zone` and a dashboard on it whose fill is held at its
-    start: every page of the service's history answers only after the dashboard gave up on
-    it, until the test lets go (`history-delay`)."""
+def held_history(sim_factory, zone: str):
+    """The simulator with its past in `zone`, every page of its history held: each answers
+    only after the dashboard gave up on it, until the test lets go (`history-delay`)."""
     sim = sim_factory(
         "--faults", "--seed", "5", "--agents", "30", "--zone", zone, "--history-days", "35",
     )  # fmt: skip
     sim.control("history-delay", seconds=3600, for_s=3600)
+    return sim
+
+
+def held_fill(sim_factory, tmp_path, zone: str, people: dict):
+    """`held_history` and a dashboard on it, whose fill is held at its start."""
+    sim = held_history(sim_factory, zone)
     return sim, start_dashboard(sim, tmp_path, {"TIME_ZONE": zone}, people=people)
 
 

@@ -1,15 +1,18 @@
 """While the service's history is read, the pages that read what it fills say so with its
-progress instead of a partial figure: an agent's page and the QA page while today is read,
-the live strip's comparisons with last week while the past weeks are (today whole by then);
-each shows its figures once its days are read."""
+progress instead of a partial figure: an agent's page (and its downloads, refused with when
+to ask again) and the QA page (its all-time tables too) while today is read, the live
+strip's comparisons and the intraday charts' with last week while the past weeks are
+(today whole by then); each shows its figures once its days are read, an agent's page open
+meanwhile without a reload."""
 
 import re
 
 import pytest
 
 from dashboard.testing import filling
+from dashboard.testing.browsers import sign_in
 from dashboard.testing.filling import FILLING, HELD, strip, text
-from dashboard.testing.live_view import kpi_figures
+from dashboard.testing.live_view import LiveSocket, kpi_figures
 from dashboard.testing.processes import wait_until
 from dashboard.testing.zones import late_morning
 
@@ -33,7 +36,17 @@ def comparisons(shown: str) -> list[str]:
     return re.findall(r'<div class="vs">([^<]*)</div>', shown)
 
 
-def test_pages_say_what_is_filling_until_its_days_are_read(held_fill):
+def chart_lines(home: str) -> list[str]:
+    """The intraday charts' lines about last week (their explain panels' counts)."""
+    found = re.findall(r'id="why-src-chart-(?:calls|service)"[^>]*>(.*?)</p>', home)
+    lines = [line.strip() for one in found for line in one.split("<br>")]
+    return [line for line in lines if line.lower().startswith("last ")]
+
+
+TODAYS_PANEL = "() => document.getElementById('drill-today').textContent"
+
+
+def test_pages_say_what_is_filling_until_its_days_are_read(held_fill, page):
     sim, server, client = held_fill
     said = f'Today so far is partial, <span class="filling">{HELD}</span>:'
     wait_until(lambda: HELD in strip(server, client), 60, lambda: strip(server, client)[:3000])
@@ -43,19 +56,36 @@ def test_pages_say_what_is_filling_until_its_days_are_read(held_fill):
     agent = f"{server.url}/agents/{agent_id}/"
     # Today held: the agent's day and the QA page's today say so (as the web processes
     # read it, a moment after the strip), no partial figure.
-    page = wait_until(lambda: (got := text(client, agent)) and FILLING in got and got, 30)
-    assert f"{said} the agent's figures follow once it is read." in page, page[-4000:]
-    assert f"{said} the states follow once it is read." in page
-    assert '<ul class="legend">' not in page and "No state changes recorded today" not in page
-    figures = page.split('id="figures-title"')[1].split("</section>")[0]
+    day = wait_until(lambda: (got := text(client, agent)) and FILLING in got and got, 30)
+    assert f"{said} the agent's figures follow once it is read." in day, day[-4000:]
+    assert f"{said} the states follow once it is read." in day
+    assert '<ul class="legend">' not in day and "No state changes recorded today" not in day
+    figures = day.split('id="figures-title"')[1].split("</section>")[0]
     assert figures.count(f'<span class="filling">{HELD}</span>') == 4  # the note, each value
     assert not re.search(r'class="value">\s*[\d–]', figures), figures
-    qa_line = page.split('id="qa-title"')[1].split("</h2>")[0].split('<span class="muted">')[1]
+    qa_line = day.split('id="qa-title"')[1].split("</h2>")[0].split('<span class="muted">')[1]
     assert HELD in qa_line and "average" not in qa_line and "none yet" not in qa_line
+    assert f'<p hidden data-why="agent_handled"> Partial: {HELD} </p>' in day  # its counts
+    for table in ("calls", "scorecards", "failures", "alerts"):
+        csv = client.get(f"{agent}?format=csv&table={table}")
+        assert csv.status_code == 503 and csv.headers["retry-after"] == "30", csv.text
+        assert "history (0%): the agent's" in csv.text
     qa = text(client, f"{server.url}/qa/")
     assert f"{said} its QA average and pass rate follow once it is read." in qa, qa[-4000:]
     assert re.search(r'id="qa-today">Today: \d+ scorecards', qa) is None
     assert f'"note": "Partial: {HELD}."' in qa
+    # The tables of every scorecard and check received take in today: partial too.
+    partial = f'Partial, <span class="filling">{HELD}</span>: today\'s'
+    assert qa.count(f"{partial} scorecards follow once it is read.") == 2, qa[-6000:]
+    assert qa.count(f"{partial} checks follow once it is read.") == 1
+    assert f'data-why="pass_rate">Partial: <span class="filling">{HELD}</span></p>' in qa
+    csv = client.get(f"{server.url}/qa/?format=csv&table=by_agent")
+    assert csv.status_code == 503 and "history (0%): QA by agent can be" in csv.text
+    # An agent's page open in a browser while today is held.
+    sign_in(page, server, "bob")
+    page.goto(agent)
+    assert HELD in page.evaluate(TODAYS_PANEL)
+    page.evaluate("() => { window.notReloaded = true; }")
     # The comparisons with last week: not read either.
     wait_until(
         lambda: (got := comparisons(strip(server, client))) and all(x == PAST_HELD for x in got),
@@ -74,10 +104,33 @@ def test_pages_say_what_is_filling_until_its_days_are_read(held_fill):
     assert kpi_figures(shown)["Completed"].isdigit(), shown
     lines = comparisons(shown)
     assert lines and all(line.startswith(PAST_FILLING) for line in lines), lines
-    page = wait_until(lambda: (got := text(client, agent)) and FILLING not in got and got, 30)
-    assert '<ul class="legend">' in page or "No state changes recorded today" in page
+    shown = wait_until(lambda: (got := text(client, agent)) and FILLING not in got and got, 30)
+    assert '<ul class="legend">' in shown or "No state changes recorded today" in shown
+    csv = client.get(f"{agent}?format=csv&table=calls")
+    assert csv.status_code == 200 and csv.text.startswith("Started,Ended,Call id"), csv.text
     qa = text(client, f"{server.url}/qa/")
     assert FILLING not in qa and re.search(r'id="qa-today">Today: \d+ scorecards', qa), qa
+    assert "Partial," not in qa
+    # The agent's page open meanwhile: its day's figures, pushed, without a reload.
+    page.wait_for_function(f"() => !({TODAYS_PANEL})().includes('{FILLING}')", timeout=60_000)
+    assert page.evaluate("() => window.notReloaded")
+    assert re.search(r"\d+", page.locator("#drill-today .kpi .value").nth(2).inner_text())
+    assert "calls ended today" in page.locator('[data-why="agent_handled"]').text_content()
+    states = page.locator("#drill-states").inner_text()
+    assert FILLING not in states and FILLING not in page.locator("#drill-qa h2").inner_text()
+    # A page rendered while filling whose socket connects only now is told at once.
+    socket = LiveSocket(server, client, f"/ws/agents/{agent_id}/?filling=1")
+    try:
+        wait_until(lambda: 'id="drill-refresh"' in socket.receive(), 30, "the refresh")
+    finally:
+        socket.close()
+    # The intraday charts' lines about last week say what they wait for.
+    lines = wait_until(
+        lambda: (got := chart_lines(text(client, f"{server.url}/"))) and got,
+        30,
+        lambda: text(client, f"{server.url}/")[-3000:],
+    )
+    assert len(lines) == 2 and all(line.startswith(PAST_FILLING) for line in lines), lines
 
     # The past weeks let go: the comparisons are made.
     sim.control("history-delay", seconds=0, for_s=0)
@@ -91,3 +144,5 @@ def test_pages_say_what_is_filling_until_its_days_are_read(held_fill):
         lambda: comparisons(strip(server, client)),
     )
     assert any(" vs last " in x for x in lines), lines
+    lines = chart_lines(text(client, f"{server.url}/"))
+    assert len(lines) == 2 and all(re.match(r"Last \w+ by this time", x) for x in lines), lines

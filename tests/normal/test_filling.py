@@ -9,13 +9,31 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from dashboard.live.subscribers import Board
+from dashboard.reports.filling import FillingMirror
+from dashboard.shared.filling import filling_past_pct, filling_pct
 from dashboard.testing import filling
 from dashboard.testing.filling import FILLING, HELD, strip, text
 from dashboard.testing.live_view import LiveSocket, kpi_figures
-from dashboard.testing.processes import wait_until
+from dashboard.testing.processes import (
+    await_until,
+    each_moment,
+    free_port,
+    let_pass,
+    wait_until,
+)
+from dashboard.testing.servers import (
+    dashboard_env,
+    migrated_sqlite,
+    ready,
+    signed_in_client,
+    start_bridge,
+    start_worker,
+)
 from dashboard.testing.zones import late_morning
 
 ZONE = late_morning()
+EXPIRY_S = 4  # the progress's expiry in the test of a bridge that dies mid-fill
 
 
 @pytest.fixture
@@ -75,6 +93,9 @@ def test_todays_figures_say_they_fill_until_they_are_whole(held_fill):
     assert "Time outside the normal band" not in page
     # Nor is a summary of part of the day sent to the chat as the day's.
     manager = server.signed_in_client("alice")
+    coaching = f"{server.url}/coaching/"
+    partial = f'Partial, <span class="filling">{HELD}</span>: today\'s alerts follow once'
+    assert partial in text(manager, coaching)
     csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', manager.get(day).text)
     answer = manager.post(
         f"{day}send/",
@@ -109,8 +130,65 @@ def test_todays_figures_say_they_fill_until_they_are_whole(held_fill):
     assert re.search(r"[\d,]+ offered by \d\d:\d\d|No forecast yet", normal), normal[:3000]
     page = text(client, day)
     assert FILLING not in page
+    assert FILLING not in text(manager, coaching)
     shown = text(client, campaign)
     assert FILLING not in shown and "completed calls today" in shown
     csv = client.get(f"{campaign}?format=csv&table=outcomes")
     assert csv.status_code == 200 and csv.text.startswith("Outcome,Completed calls,Share %")
     assert "Time outside the normal band" in page or "No normal yet" in page
+
+
+def test_a_dead_bridges_progress_expires_a_living_ones_does_not(sim_factory, redis_url, tmp_path):
+    """The production topology on Redis: the bridge writes the progress, a web worker shows
+    it. It is written again while the fill is held (nothing moves), and once the bridge is
+    killed mid-fill, the worker no longer says "filling" once the progress expired."""
+    sim = filling.held_history(sim_factory, ZONE)
+    database = migrated_sqlite(tmp_path / "db.sqlite3", {"bob": "supervisor"})
+    env = dashboard_env(
+        sim, database, REDIS_URL=redis_url, TIME_ZONE=ZONE, FILLING_EXPIRY_S=EXPIRY_S
+    )
+    port = free_port()
+    bridge, web = start_bridge(env), start_worker(env, port)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_until(lambda: ready(url), 60, web.log)
+        client = signed_in_client(url, "bob")
+        normal = f"{url}/normal/"
+        wait_until(lambda: HELD in text(client, normal), 60, bridge.log)
+        let_pass(2 * EXPIRY_S, "twice the progress's expiry, the fill held")
+        assert HELD in text(client, normal)
+        bridge.kill()
+        wait_until(lambda: FILLING not in text(client, normal), 10 * EXPIRY_S, "the expiry")
+    finally:
+        bridge.stop()
+        web.stop()
+
+
+async def test_the_mirror_keeps_a_held_progress_and_pushes_the_past_weeks_to_the_charts(
+    settings,
+):
+    """In one process: each move is written and pushed, today's to every page that shows
+    it, the past weeks' alone to the charts; a progress that does not move is written
+    again before it expires, and the end of the fill is written at once."""
+    settings.FILLING_EXPIRY_S = 1.0
+    pushed = []
+
+    async def moved():
+        pushed.append(("today", filling_pct(), filling_past_pct()))
+
+    async def past_moved():
+        pushed.append(("past", filling_pct(), filling_past_pct()))
+
+    mirror = FillingMirror(on_moved=moved, gap_s=0, on_past_moved=past_moved)
+
+    async def hear(today, past):
+        mirror.parts(Board([], {"filling_pct": today, "filling_past_pct": past}, {}))
+        await await_until(lambda: pushed and pushed[-1][1:] == (today, past), 10, pushed)
+
+    for today, past in ((None, None), (40, None), (None, 0), (None, 50)):
+        await hear(today, past)
+    assert [p[0] for p in pushed] == ["today", "today", "today", "past"], pushed
+    async for _ in each_moment(2 * settings.FILLING_EXPIRY_S, 0.05):  # nothing moving
+        assert filling_past_pct() == 50
+    await hear(None, None)
+    assert len(pushed) == 5 and filling_past_pct() is None
