@@ -16,8 +16,7 @@ from dashboard.shared.filling import filling_pct
 
 from .tiles import GROUP
 
-PANELS = ("drill-today", "drill-states", "drill-calls", "drill-qa", "drill-checks")
-PANELS += ("drill-alerts",)
+PANELS = ("drill-today", "drill-states", "drill-calls", "drill-qa", "drill-checks", "drill-alerts")
 REFRESH = (
     '<div id="drill-refresh" hidden hx-get="." hx-trigger="load" hx-swap="none" '
     f'hx-select-oob="{",".join("#" + p for p in PANELS)}"></div>'
