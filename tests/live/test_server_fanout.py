@@ -193,10 +193,14 @@ def test_kiosk_links_are_sent_their_panels_only_one_frame_per_panel_set(live):
         t for t in texts(reading_b.stop()) if not t.startswith('<div id="wb-alert-banner"')
     ]
     # It may have connected a push or two later than the first (its snapshot then holds
-    # them): from the first frame both were sent, the same frames, one audience.
-    first = next(n for n, frame in enumerate(kpi) if frame in seen_b)
-    start = seen_b.index(kpi[first])
-    assert first <= 2 and seen_b[start : start + 15 - first] == kpi[first:]
+    # them): from the first frame both were sent, the same frames, one audience. (A status
+    # frame says the same each heartbeat: matched where the frames after it match too.)
+    assert any(
+        seen_b[start : start + 15 - first] == kpi[first:]
+        for first in range(3)
+        for start, frame in enumerate(seen_b)
+        if frame == kpi[first]
+    ), "the other KPI screen was sent other frames, or in another order"
     for frame in [kpi_view, *kpi]:
         assert 'id="kpis"' in frame or 'id="upstream"' in frame
         for absent in ('id="agent', 'id="call-', "calls-list", "queues-list", 'id="wb-'):
