@@ -281,13 +281,14 @@ def measure(
     filter_s=8,
     window_from=None,
     viewport=(1920, 1080),
+    margin_s=4,
 ):
     """The live view at `agents` during one window of `rate` events/s, still, scrolling and
     filtering (`window_from`: the dashboard's LIVE_WINDOW_FROM, else its own)."""
     from bench.run import Scenario, Setup  # bench.run lists this scenario
 
     workdir.mkdir(exist_ok=True)
-    seconds = 2 + still_s + scroll_s + filter_s + 4  # the phases within the load, and a margin
+    seconds = 2 + still_s + scroll_s + filter_s + margin_s  # the phases in the load, a margin
     load = Scenario("browser10k", agents, rate, clients, seconds)
     print(f"    {agents} agents, {rate} events/s, {clients} socket clients ...", flush=True)
     with environment(**({"LIVE_WINDOW_FROM": window_from} if window_from else {})):

@@ -102,7 +102,7 @@ SCENARIOS = {
 OTHERS = {  # scenarios with a module of their own
     "backfill": backfill.measure,
     "backfill_smoke": lambda workdir, spawn: backfill.measure(  # the smoke test's
-        workdir, agents=40, rate=20, sockets=3, after_s=2, history_delay_s=2
+        workdir, agents=40, rate=20, sockets=3, after_s=2, history_delay_s=1
     ),
     "reconnect": reconnect.measure,
     "interventions": interventions.measure,
@@ -129,11 +129,12 @@ OTHERS = {  # scenarios with a module of their own
         agents=300,
         rate=20,
         clients=2,
-        still_s=2,
-        scroll_s=2,
-        filter_s=2,
+        still_s=1,
+        scroll_s=1,
+        filter_s=1,
         window_from=100,
         viewport=(1280, 800),
+        margin_s=1,
     ),
 }
 # Event-to-paint in Chromium (bench/browser.py), each page during one window of the load
@@ -155,7 +156,7 @@ BROWSER_PAGES = {
         [browser.Page("live", "", 1920, 1080)],
     ),
     "browser_smoke": (  # the smoke test's
-        Scenario("browser_smoke", 10, 5, 3, 3),
+        Scenario("browser_smoke", 10, 5, 3, 2),
         [
             browser.Page("live", "", 1280, 800),
             browser.Page("wallboard", "kiosk", 1280, 800, warmup_s=1),  # as the TV's: warmed

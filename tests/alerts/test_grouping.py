@@ -22,7 +22,7 @@ from dashboard.testing.receiver import Receiver
 from dashboard.testing.servers import start_dashboard
 
 RULE = "Long break (test)"
-INTERVAL_S = 3
+INTERVAL_S = 2  # the product waits 10 s between POSTs
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ def grouping_floor(tmp_path_factory):
     rules = Rules(server)
     rules.delete_all()
     calm(sim)
-    rules.add(RULE, "agent_paused", warn=2, hold_s=0, clear_s=2)
+    rules.add(RULE, "agent_paused", warn=1, hold_s=0, clear_s=1)
     supervisor = server.signed_in_client("sue")
     yield sim, server, receiver, rules, supervisor
     supervisor.close()

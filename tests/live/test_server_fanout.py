@@ -30,6 +30,7 @@ CLOSE_AFTER_S = 4
 PEOPLE = {"sup": "supervisor"}  # every server here starts with them: `Live` signs in as sup
 AGENT = re.compile(r'<div id="agent-([^"]+)" class="agent"[^>]*? data-seq="(\d+)"')
 WHOLE_VIEW = '<div id="agents" class="agents">'
+EMITTED = re.compile(r'data-emitted="(\d+)"')
 
 
 class Live:
@@ -134,13 +135,26 @@ def test_a_socket_that_stops_reading_is_skipped_then_sent_the_whole_view(live):
     reader = Reading(live.socket())
     logged = len(live.server.log())
     live.wait_for_log("unsent; skipping its pushes", logged)  # the stalled one, over the cap
+    skipped = time.time() * 1000
+    # The reading socket is not held up by it: while the stalled one stays unread, it is
+    # sent pushes of events emitted after the other was skipped (their tiles' own times,
+    # not when this slow reader got round to them).
+    wait_until(lambda: pushed_after(reader, skipped) >= 5, 30, "pushes to the reading socket")
     # what it was sent before, then the resync's snapshot
     wait_until(lambda: WHOLE_VIEW in stalled.text(), 10, "a whole view after draining", interval=0)
     assert WHOLE_VIEW not in stalled.text()  # then pushes again
-    gaps = [b[0] - a[0] for a, b in zip(reader.frames, reader.frames[1:], strict=False)]
+    assert reader.is_alive()  # never closed
     reader.stop()
-    assert len(gaps) > 20 and max(gaps) < 1.5  # the reading socket was never held up
+    reader.ws.close()  # unread from here, it would fall behind and be closed in the next test
     stalled.close()
+
+
+def pushed_after(reader: Reading, since_ms: float) -> int:
+    """The frames `reader` got that show an event emitted after `since_ms` (epoch ms)."""
+    return sum(
+        max(map(int, EMITTED.findall(text)), default=0) > since_ms
+        for _, text in list(reader.frames)
+    )
 
 
 def test_a_socket_that_stays_behind_is_closed(live):
@@ -155,6 +169,7 @@ def test_a_socket_that_stays_behind_is_closed(live):
         while True:
             stalled.text()
     assert reader.is_alive() and len(reader.stop()) > 20
+    reader.ws.close()
 
 
 def test_kiosk_links_are_sent_their_panels_only_one_frame_per_panel_set(live):
@@ -178,10 +193,14 @@ def test_kiosk_links_are_sent_their_panels_only_one_frame_per_panel_set(live):
         t for t in texts(reading_b.stop()) if not t.startswith('<div id="wb-alert-banner"')
     ]
     # It may have connected a push or two later than the first (its snapshot then holds
-    # them): from the first frame both were sent, the same frames, one audience.
-    first = next(n for n, frame in enumerate(kpi) if frame in seen_b)
-    start = seen_b.index(kpi[first])
-    assert first <= 2 and seen_b[start : start + 15 - first] == kpi[first:]
+    # them): from the first frame both were sent, the same frames, one audience. (A status
+    # frame says the same each heartbeat: matched where the frames after it match too.)
+    assert any(
+        seen_b[start : start + 15 - first] == kpi[first:]
+        for first in range(3)
+        for start, frame in enumerate(seen_b)
+        if frame == kpi[first]
+    ), "the other KPI screen was sent other frames, or in another order"
     for frame in [kpi_view, *kpi]:
         assert 'id="kpis"' in frame or 'id="upstream"' in frame
         for absent in ('id="agent', 'id="call-', "calls-list", "queues-list", 'id="wb-'):

@@ -28,7 +28,7 @@ def board(sim_factory, tmp_path, page):
 def test_it_covers_the_screen_while_the_service_is_gone_and_clears_by_itself(board, page):
     sim, _ = board
     assert page.locator("#wb-stale").is_hidden()
-    sim.control("refuse-sockets", seconds=8)  # past the staleness limit (3 s under test)
+    sim.control("refuse-sockets", seconds=6)  # twice the staleness limit (3 s under test)
     sim.control("drop-sockets")
     wait_for_js(page, OVERLAY_SHOWN, timeout=30_000)
     text = page.inner_text("#wb-stale")
