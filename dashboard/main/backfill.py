@@ -55,7 +55,7 @@ from dashboard.quality.models import (
 from dashboard.reports.models import FloorSlot, HistoryDay, add_to_slot
 from dashboard.reports.recorder import Recorder
 from dashboard.shared import metrics
-from dashboard.shared.aio import pause
+from dashboard.shared.aio import pause, until_stopped
 from dashboard.states import reader as states
 from dashboard.states.codec import WINDOW, Change
 from dashboard.states.models import AgentStates
@@ -149,7 +149,15 @@ class Backfill:
                 continue
             try:
                 with full_passes_held():  # the collector's, stalls of the live feed
-                    await together(self.fill_today(), self.fill_last_week())
+                    fill = together(self.fill_today(), self.fill_last_week())
+                    if not await until_stopped(stop, fill):
+                        today = "read" if self.progress is None else f"{self.progress:.0%} read"
+                        log.info(
+                            "history fill stopped with the process (today %s); the "
+                            "next start takes it up again",
+                            today,
+                        )
+                        return
             except NotOffered as absent:
                 log.info("the service offers no history (%s): today is what was seen live", absent)
                 self.offered, self.progress = False, None

@@ -12,6 +12,26 @@ async def pause(stop: asyncio.Event, seconds: float):
         await asyncio.wait_for(stop.wait(), timeout=seconds)
 
 
+async def until_stopped(stop: asyncio.Event, work) -> bool:
+    """Await the coroutine `work`, or cancel it as soon as `stop` is set (False). Its
+    exception, if it raised, is raised here. Only for work that a crash could cut as well:
+    a process that stops must not wait for it."""
+    task = asyncio.ensure_future(work)
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopped.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+    if task.cancelled():
+        return False
+    task.result()
+    return True
+
+
 DAY_S = 24 * 3600
 RETRY_S = 600  # after a failed purge (the database away): try again this soon
 

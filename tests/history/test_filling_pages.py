@@ -3,7 +3,7 @@ progress instead of a partial figure: an agent's page (and its downloads, refuse
 to ask again) and the QA page (its all-time tables too) while today is read, the live
 strip's comparisons and the intraday charts' with last week while the past weeks are
 (today whole by then); each shows its figures once its days are read, an agent's page open
-meanwhile without a reload."""
+meanwhile without a reload. A dashboard stopped meanwhile stops at once."""
 
 import re
 
@@ -146,3 +146,13 @@ def test_pages_say_what_is_filling_until_its_days_are_read(held_fill, page):
     assert any(" vs last " in x for x in lines), lines
     lines = chart_lines(text(client, f"{server.url}/"))
     assert len(lines) == 2 and all(re.match(r"Last \w+ by this time", x) for x in lines), lines
+
+
+def test_a_dashboard_stopped_mid_fill_stops_at_once(held_fill):
+    """The fill is cut where it is (a restart takes it up, as after a crash): a stopping
+    process does not wait for a held page of the service's history."""
+    sim, server, client = held_fill
+    wait_until(lambda: HELD in text(client, f"{server.url}/normal/"), 60, server.log)
+    server.stop()
+    assert server.process.wait(0) == 0
+    assert "history fill stopped with the process (today 0% read)" in server.log()
