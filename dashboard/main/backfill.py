@@ -149,7 +149,7 @@ class Backfill:
                 continue
             try:
                 with full_passes_held():  # the collector's, stalls of the live feed
-                    await together(self.fill_today(), self.fill_last_week())
+                    await until_stopped(stop, together(self.fill_today(), self.fill_last_week()))
             except NotOffered as absent:
                 log.info("the service offers no history (%s): today is what was seen live", absent)
                 self.offered, self.progress = False, None
@@ -426,6 +426,20 @@ async def together(*steps):
     finally:
         for task in tasks:
             task.cancel()
+
+
+async def until_stopped(stop: asyncio.Event, work):
+    """`work`, given up when `stop` is set first: a stop never waits for a day being read
+    (a day's rows are keyed, and it is marked done with its last write: read again later)."""
+    working, stopping = asyncio.ensure_future(work), asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait((working, stopping), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+        if not working.done():
+            working.cancel()
+    if working.done() and not working.cancelled():
+        working.result()  # its failure, if it failed
 
 
 # ---- Counting, as the live state counts (dashboard/live/state.py) -------------------------
