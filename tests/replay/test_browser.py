@@ -42,7 +42,7 @@ def test_a_supervisor_scrubs_plays_steps_shares_and_goes_back_to_live(served, pa
     client = server.signed_in_client("bob")
     wait_until(lambda: client.get("/replay/moment/").status_code == 200, timeout=30)
     first = moment(client, "2000-01-01T00:00:00Z")
-    wait_until(lambda: moment(client) - first >= timedelta(seconds=12), timeout=40)
+    wait_until(lambda: moment(client) - first >= timedelta(seconds=20), timeout=40)
     page.goto(f"{server.url}/replay/")
     page.wait_for_selector("#agents .agent >> nth=39")
     slider = page.locator("#replay-at")
@@ -51,7 +51,7 @@ def test_a_supervisor_scrubs_plays_steps_shares_and_goes_back_to_live(served, pa
 
     slider.focus()
     page.keyboard.press("Home")  # the start of the recorded day
-    wait_for_js(page, f"Date.parse({SHOWN}) < {latest - 10_000}")
+    wait_for_js(page, f"Date.parse({SHOWN}) < {latest - 15_000}")
     wait_for_js(page, "location.search.includes('at=')")
     start = shown(page)
     assert page.locator("#agents .agent").count() >= 40
