@@ -16,7 +16,7 @@ from django.core.cache import cache
 
 from dashboard.live.subscribers import Board, Subscriber
 from dashboard.shared.cache_keys import FILLING_KEY
-from dashboard.shared.filling import filling_sentence
+from dashboard.shared.filling import filling_pct, filling_sentence
 
 log = logging.getLogger("dashboard.reports.filling")
 UNSET = object()
@@ -57,7 +57,7 @@ class FillingMirror(Subscriber):
         return {}
 
     async def follow(self):
-        written = UNSET
+        written = await self.shown()
         while written != self.pct:
             written = self.pct
             self.ended.clear()
@@ -71,3 +71,14 @@ class FillingMirror(Subscriber):
             if written is not None and self.pct is not None:
                 with suppress(TimeoutError):
                     await asyncio.wait_for(self.ended.wait(), self.gap_s)
+
+    @staticmethod
+    async def shown():
+        """What the pages show now: a figure they already show is not pushed again (a
+        dashboard's start, with no fill, hears the figure's first None; the cache says None
+        unless a process before it stopped during a fill)."""
+        try:
+            return await sync_to_async(filling_pct, thread_sensitive=False)()
+        except Exception:
+            log.warning("today's fill progress not read from the cache; passing it on")
+            return UNSET
