@@ -21,6 +21,7 @@ from channels.db import database_sync_to_async
 from django.db import transaction
 
 from dashboard.live.state import Counts, LiveState, day_start
+from dashboard.shared.aio import pause
 from dashboard.upstream.errors import UpstreamError
 
 from . import publish
@@ -46,7 +47,6 @@ class Recorder:
         self.restored = False
         self.failing: set[str] = set()
         self.arrived: list[dict] = []  # slots another writer stored (the history), to take in
-        self.woken = asyncio.Event()  # something arrived: the next pass now, not in `every`
         # Held while the day's calls are compared with what was counted (the gap fill here,
         # the history's count in the backfill): two at once would each miss what the other
         # adds, and count it again.
@@ -54,22 +54,11 @@ class Recorder:
 
     async def run(self, stop: asyncio.Event):
         while True:  # one last pass after `stop`: what grew since the last one is written
-            self.woken.clear()
             for step in (self.restore, self.fill_gaps, self.load_last_week, self.record):
                 await self.attempt(step)
             if stop.is_set():
                 return
-            await self.pause(stop)
-
-    async def pause(self, stop: asyncio.Event):
-        """Until the next pass: `every`, or less once `stop` is set or something arrived
-        (the backfill waits for its day to be taken in before it says the day is read)."""
-        waits = [asyncio.ensure_future(event.wait()) for event in (stop, self.woken)]
-        try:
-            await asyncio.wait(waits, timeout=self.every, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for wait in waits:
-                wait.cancel()
+            await pause(stop, self.every)
 
     async def attempt(self, step):
         """One step; a failure is logged once until that step succeeds, and retried. The
@@ -138,7 +127,6 @@ class Recorder:
         self.arrived.append(stored)
         if last_week:
             self.compared_day = None
-        self.woken.set()
 
     def take_arrived(self):
         """What `add_stored` handed in, into the state: before the service's list is
