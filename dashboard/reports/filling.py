@@ -17,7 +17,12 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from dashboard.live.subscribers import Board, Subscriber
-from dashboard.shared.filling import filling_sentence, store_progress
+from dashboard.shared.filling import (
+    filling_past_pct,
+    filling_pct,
+    filling_sentence,
+    store_progress,
+)
 
 log = logging.getLogger("dashboard.reports.filling")
 UNSET = object()
@@ -63,7 +68,7 @@ class FillingMirror(Subscriber):
         return {}
 
     async def follow(self):
-        written = UNSET
+        written = await self.shown()
         while written != self.pct or written != IDLE:
             if written == self.pct:  # still filling, not moved: written again before it expires
                 self.changed.clear()
@@ -93,3 +98,18 @@ class FillingMirror(Subscriber):
             log.exception("the fill's progress not written; it will be again")
             return False
         return True
+
+    @staticmethod
+    async def shown():
+        """What the pages show now, passed on only if it differs: a dashboard's start with
+        no fill hears IDLE first, which the cache already says unless a process stopped
+        during a fill (its progress kept until it expires)."""
+        try:
+            return await sync_to_async(shown_progress, thread_sensitive=False)()
+        except Exception:
+            log.warning("the fill's progress not read from the cache; passing it on")
+            return UNSET
+
+
+def shown_progress() -> tuple:
+    return filling_pct(), filling_past_pct()

@@ -9,15 +9,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from dashboard.live.subscribers import Board
-from dashboard.reports.filling import FillingMirror
-from dashboard.shared.filling import filling_past_pct, filling_pct
 from dashboard.testing import filling
 from dashboard.testing.filling import FILLING, HELD, strip, text
 from dashboard.testing.live_view import LiveSocket, kpi_figures
 from dashboard.testing.processes import (
-    await_until,
-    each_moment,
     free_port,
     let_pass,
     wait_until,
@@ -162,33 +157,3 @@ def test_a_dead_bridges_progress_expires_a_living_ones_does_not(sim_factory, red
     finally:
         bridge.stop()
         web.stop()
-
-
-async def test_the_mirror_keeps_a_held_progress_and_pushes_the_past_weeks_to_the_charts(
-    settings,
-):
-    """In one process: each move is written and pushed, today's to every page that shows
-    it, the past weeks' alone to the charts; a progress that does not move is written
-    again before it expires, and the end of the fill is written at once."""
-    settings.FILLING_EXPIRY_S = 1.0
-    pushed = []
-
-    async def moved():
-        pushed.append(("today", filling_pct(), filling_past_pct()))
-
-    async def past_moved():
-        pushed.append(("past", filling_pct(), filling_past_pct()))
-
-    mirror = FillingMirror(on_moved=moved, gap_s=0, on_past_moved=past_moved)
-
-    async def hear(today, past):
-        mirror.parts(Board([], {"filling_pct": today, "filling_past_pct": past}, {}))
-        await await_until(lambda: pushed and pushed[-1][1:] == (today, past), 10, pushed)
-
-    for today, past in ((None, None), (40, None), (None, 0), (None, 50)):
-        await hear(today, past)
-    assert [p[0] for p in pushed] == ["today", "today", "today", "past"], pushed
-    async for _ in each_moment(2 * settings.FILLING_EXPIRY_S, 0.05):  # nothing moving
-        assert filling_past_pct() == 50
-    await hear(None, None)
-    assert len(pushed) == 5 and filling_past_pct() is None

@@ -63,9 +63,21 @@ def test_leads_drain_as_contacts_are_dialed_and_stop_when_the_campaign_stops(fas
     assert post(fast_sim, token, f"/campaigns/{active['id']}/start").status_code == 200
 
 
-def test_callbacks_come_due_and_some_are_missed(fast_sim, token):
+@pytest.fixture(scope="module")
+def faster_sim():
+    """200 simulated seconds a second, for what takes minutes of the floor's time: the
+    soonest callback is due some ten minutes on (and a due one missed after 15, 4.5 s
+    here), the AI leaves a booking pending after some minutes of dialing."""
+    sim = start_simulator("--faults", "--seed", "7", "--speed", "200", "--agents", "8")
+    yield sim, sim.sign_in()["access_token"]
+    sim.stop()
+
+
+def test_callbacks_come_due_and_some_are_missed(faster_sim):
+    sim, token = faster_sim
+
     def callbacks():
-        rows = fast_sim.get("/callbacks", token, due_before="2999-01-01T00:00:00Z").json()["data"]
+        rows = sim.get("/callbacks", token, due_before="2999-01-01T00:00:00Z").json()["data"]
         return {x["id"]: x for x in rows}
 
     first = callbacks()
@@ -78,18 +90,19 @@ def test_callbacks_come_due_and_some_are_missed(fast_sim, token):
         lambda: callbacks()[soonest["id"]]["status"] != "scheduled", 60, "a callback coming due"
     )
     assert callbacks()[soonest["id"]]["status"] in ("due", "done")
-    r = fast_sim.get("/callbacks", token, due_before="tomorrow")
+    r = sim.get("/callbacks", token, due_before="tomorrow")
     assert (r.status_code, r.json()["error"]) == (400, "invalid_request")
 
 
-def test_the_ai_keeps_to_its_concurrency_and_leaves_some_bookings_pending(fast_sim, token):
-    before = fast_sim.get("/pending-bookings", token).json()["count"]
+def test_the_ai_keeps_to_its_concurrency_and_leaves_some_bookings_pending(faster_sim):
+    sim, token = faster_sim
+    before = sim.get("/pending-bookings", token).json()["count"]
     seen = []
 
     def more_bookings():
-        [row] = fast_sim.get("/ai-dialer", token).json()["campaigns"]
+        [row] = sim.get("/ai-dialer", token).json()["campaigns"]
         seen.append(row)
-        return fast_sim.get("/pending-bookings", token).json()["count"] > before
+        return sim.get("/pending-bookings", token).json()["count"] > before
 
     wait_until(more_bookings, 60, "the AI leaving a booking pending")
     assert all(0 <= x["concurrent_calls"] <= x["max_concurrent"] for x in seen)

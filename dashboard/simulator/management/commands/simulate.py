@@ -104,6 +104,8 @@ class Command(BaseCommand):
             log_level="warning",
             lifespan="off",
             ws="websockets-sansio",
+            # A stop does not wait on requests a test holds (`history-delay`, `rest-delay`).
+            timeout_graceful_shutdown=1,
         )
         server = uvicorn.Server(config)
         serving = asyncio.create_task(server.serve())
