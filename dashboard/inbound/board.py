@@ -21,7 +21,7 @@ import asyncio
 import logging
 import statistics
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -420,7 +420,9 @@ class InboundBoard:
         (queues, q_note), (schedules, s_note), (messages, v_note) = await asyncio.gather(
             self.pull("queues", up.queues(self.rest)),
             self.pull("schedules", up.schedules(self.rest)),
-            self.pull("voicemail", up.voicemail(self.rest, since)),
+            # Since yesterday's start: a message left last night and handled this morning
+            # is one of today's handled.
+            self.pull("voicemail", up.voicemail(self.rest, since - timedelta(days=1))),
         )
         queues = queues or []
         pulled = await asyncio.gather(

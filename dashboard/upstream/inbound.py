@@ -8,6 +8,7 @@ service that answers 404 or 405 for a whole group raises `NotOffered`, so the pa
 that part with a note.
 """
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from datetime import datetime
@@ -232,8 +233,16 @@ async def schedules(rest: RestClient) -> list[Schedule]:
 
 
 async def voicemail(rest: RestClient, since: datetime) -> list[Voicemail]:
-    body = await _offered(rest, "/voicemail-messages", "voicemail", since=_iso(since))
-    return [m for m in map(parse_voicemail, _listed(body, "GET /voicemail-messages")) if m]
+    """Every message still waiting, however old (a backlog does not end at midnight), and
+    those received since `since`, handled or not; each once."""
+    path = "/voicemail-messages"
+    waiting, recent = await asyncio.gather(
+        _offered(rest, path, "voicemail", status="new"),
+        _offered(rest, path, "voicemail", since=_iso(since)),
+    )
+    rows = [*_listed(waiting, f"GET {path}"), *_listed(recent, f"GET {path}")]
+    found = {m.id: m for m in map(parse_voicemail, rows) if m}
+    return list(found.values())
 
 
 async def mark_handled(rest: RestClient, message_id: str, by: str) -> tuple[bool, str]:

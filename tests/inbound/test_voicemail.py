@@ -179,15 +179,18 @@ def test_an_unknown_message_or_a_get_gets_a_clear_answer(served):
 
 
 def test_the_backlog_as_csv_oldest_first(served):
+    """Oldest first, and a message left days ago still waits (the backlog does not end
+    at midnight)."""
     sim, server = served
+    oldest = sim.control("voicemail", queue="Sales", age_s=3 * 86400)
     older = sim.control("voicemail", queue="Billing", phone="+1 555 010 9999", age_s=600)
     newer = sim.control("voicemail", queue="Sales", age_s=60)
     client = server.signed_in_client("bob")
 
-    def both():
+    def all_three():
         rows = csv_rows(client, "/voicemail/")
-        return rows if len(rows) == 2 else None
+        return rows if len(rows) == 3 else None
 
-    rows = wait_until(both, 30, "both messages in the CSV")
-    assert [r["Message id"] for r in rows] == [older["id"], newer["id"]]
-    assert rows[0]["Phone (last four)"] == "•••9999" and rows[0]["Queue"] == "Billing"
+    rows = wait_until(all_three, 30, lambda: csv_rows(client, "/voicemail/"))
+    assert [r["Message id"] for r in rows] == [oldest["id"], older["id"], newer["id"]]
+    assert rows[1]["Phone (last four)"] == "•••9999" and rows[1]["Queue"] == "Billing"
