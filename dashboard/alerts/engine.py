@@ -177,6 +177,15 @@ class Group:
     since: datetime | None = None  # raised at
 
 
+def team_sizes(floor: Floor) -> dict[str, int]:
+    """Each group subject's agents on the floor now (not offline)."""
+    teams: dict[str, int] = {}
+    for a in floor.state.agents.values():
+        if a.status != "offline":
+            teams[a.team or ""] = teams.get(a.team or "", 0) + 1
+    return {group_subject(team): n for team, n in teams.items()}
+
+
 def group_subject(team: str) -> str:
     return f"team:{team}" if team else "floor"
 
@@ -194,9 +203,11 @@ def queue_label(name: str) -> str:
     return name if name.casefold().endswith("queue") else f"{name} queue"
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=65536)
 def url(name: str, *args) -> str:
-    """A page's address by its URL name; "" for an id no address can hold."""
+    """A page's address by its URL name; "" for an id no address can hold. Kept for every
+    agent of a large floor: each evaluation reads every agent in a limited state (5,000 of
+    10,000), and a reversal costs more than the rest of a reading."""
     try:
         return reverse(name, args=args)
     except NoReverseMatch:
@@ -353,6 +364,7 @@ class Engine:
     def evaluate(self, floor: Floor, now: datetime) -> list[Transition]:
         out = []
         seen = {}
+        sizes = None  # each team's agents on the floor, counted once for the grouped rules
         for rule in self.rules.values():
             seen[rule.id] = readings(rule, floor, now)
             found = {r.subject: r for r in seen[rule.id]}
@@ -373,13 +385,18 @@ class Engine:
                     changes.append(change)
                 if tracker.level is None and tracker.since == {WARN: None, ALARM: None}:
                     del self.trackers[key]
-            out.extend(self._group(rule, floor, changes, now) if rule.grouped else changes)
+            if rule.grouped:
+                sizes = team_sizes(floor) if sizes is None else sizes
+                out.extend(self._group(rule, sizes, changes, now))
+            else:
+                out.extend(changes)
         self.last = (now, seen)
         return out
 
-    def _group(self, rule: RuleSpec, floor: Floor, changes, now) -> list[Transition]:
+    def _group(self, rule: RuleSpec, sizes: dict, changes, now) -> list[Transition]:
         """A grouped rule's per-team alerts, from its agents' trackers after this pass's
-        `changes` (which stay inside the engine)."""
+        `changes` (which stay inside the engine); `sizes`: each group's agents on the
+        floor (`team_sizes`)."""
         teams: dict[str, list] = {}  # group subject -> [(value, agent id, name, level, team)]
         for (rule_id, subject), tracker in self.trackers.items():
             if rule_id != rule.id or tracker.level is None or tracker.reading is None:
@@ -388,11 +405,6 @@ class Engine:
             teams.setdefault(group_subject(r.team), []).append(
                 (r.value, subject.partition(":")[2], r.label, tracker.level, r.team)
             )
-        sizes: dict[str, int] = {}
-        for a in floor.state.agents.values():
-            if a.status != "offline":
-                key = group_subject(a.team or "")
-                sizes[key] = sizes.get(key, 0) + 1
         moments: dict[str, dict[str, list]] = {}  # group subject -> {kind: [at, ...]}
         for c in changes:
             tracker = self.trackers.get((rule.id, c.subject))
