@@ -362,7 +362,12 @@ class Engine:
             self.trackers[(rule_id, subject)] = Tracker(level=level)
 
     def evaluate(self, floor: Floor, now: datetime) -> list[Transition]:
-        out = []
+        return [t for found in self.evaluating(floor, now) for t in found]
+
+    def evaluating(self, floor: Floor, now: datetime):
+        """`evaluate`, a rule at a time: yields each rule's transitions. The watch lets the
+        event loop run between rules (a rule about agents reads thousands of them on a
+        large floor); the engine is used by that one task only."""
         seen = {}
         sizes = None  # each team's agents on the floor, counted once for the grouped rules
         for rule in self.rules.values():
@@ -387,11 +392,10 @@ class Engine:
                     del self.trackers[key]
             if rule.grouped:
                 sizes = team_sizes(floor) if sizes is None else sizes
-                out.extend(self._group(rule, sizes, changes, now))
+                yield self._group(rule, sizes, changes, now)
             else:
-                out.extend(changes)
+                yield changes
         self.last = (now, seen)
-        return out
 
     def _group(self, rule: RuleSpec, sizes: dict, changes, now) -> list[Transition]:
         """A grouped rule's per-team alerts, from its agents' trackers after this pass's
