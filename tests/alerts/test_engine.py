@@ -238,3 +238,19 @@ def test_a_floor_of_ten_thousand_agents_is_read_again_without_working_out_their_
     worked_out = url.cache_info().misses
     assert engine.evaluate(floor, at(62)) == []
     assert url.cache_info().misses == worked_out
+
+
+def test_an_evaluation_goes_a_rule_at_a_time_and_ends_where_a_whole_one_would():
+    """The watch lets the event loop run between rules: each rule's transitions come on
+    their own, and the due moments after it are those of a whole evaluation."""
+    events = Events()
+    floor = floor_with(events.agent(0, "a1", "wrap_up"), events.agent(0, "a2", "paused"))
+    rules = [
+        RuleSpec(1, "Wrap-up", Metric.WRAP_UP, warn=60),
+        RuleSpec(2, "Paused", Metric.PAUSED, warn=600),
+    ]
+    sliced, whole = Engine(rules), Engine(rules)
+    wrap_up, paused = sliced.evaluating(floor, at(61))
+    assert [t.kind for t in wrap_up] == [RAISED] and paused == []
+    assert [t.kind for t in whole.evaluate(floor, at(61))] == [RAISED]
+    assert sliced.next_due(floor, at(61)) == whole.next_due(floor, at(61)) == at(600)
