@@ -30,8 +30,6 @@ from .run import TICKS, cpu_ticks, settle
 from .topology import Topology
 from .wsclient import connect
 
-STALLS = Path(tempfile.mkdtemp(prefix="loop-stalls-"))
-
 
 def hold_sockets(url: str, cookie: str, paths: list[str]) -> threading.Event:
     """Sockets open on `paths` in a thread of their own, read and dropped; set the returned
@@ -54,11 +52,12 @@ def hold_sockets(url: str, cookie: str, paths: list[str]) -> threading.Event:
     return stop
 
 
-def window(sim, bridge_pid: int, metrics_url: str, rate: float, seconds: float, spy: Path | None):
+def window(sim, bridge_pid: int, metrics_url: str, a: argparse.Namespace, spy: Path | None):
+    rate, seconds = a.rate, a.seconds
     sim.control("rate", events_per_second=rate)
     lo = sim.stats()["seq"][sim.org_a]
     lags = probe.lag_buckets(metrics_url)
-    stalls = STALLS / f"{bridge_pid}.json"
+    stalls = Path(os.environ["LOOP_STALLS_DIR"]) / f"{bridge_pid}.json"
     loop = loop_stalls.read(stalls)
     ticks, wall = cpu_ticks(bridge_pid), time.monotonic()
     profile = probe.Profile(bridge_pid, seconds, spy, gil=True) if spy else None
@@ -70,13 +69,18 @@ def window(sim, bridge_pid: int, metrics_url: str, rate: float, seconds: float, 
     drain = settle([bridge_pid])
     cpu = (cpu_ticks(bridge_pid) - ticks) / TICKS
     events = max(hi - lo, 1)
+    after = probe.lag_buckets(metrics_url)
+    inf = float("inf")
     out = {
         "events": hi - lo,
+        # applied one by one (each is observed in the lag's histogram); a bridge that fell
+        # too far behind reloads the state after a gap instead
+        "applied": round(after.get(inf, 0) - lags.get(inf, 0)),
         "load_s": round(load_s, 1),
         "drain_s": drain,
         "bridge_cpu_s": round(cpu, 2),
         "bridge_cpu_s_per_1k_events": round(cpu / events * 1000, 3),
-        "bridge_lag_p99_ms": probe.lag_p99_ms(lags, probe.lag_buckets(metrics_url)),
+        "bridge_lag_p99_ms": probe.lag_p99_ms(lags, after),
         "sim_lag_ms": sim.stats()["lag_ms"],
         "load_average": round(os.getloadavg()[0], 1),
         "loop": loop_stalls.between(loop, loop_stalls.read(stalls)),
@@ -88,7 +92,6 @@ def window(sim, bridge_pid: int, metrics_url: str, rate: float, seconds: float, 
 
 def main():
     os.environ["TEST_FORK_SERVER"] = "0"  # every process started as a deployment's is
-    os.environ["LOOP_STALLS_DIR"] = str(STALLS)  # the processes time their loops' callbacks
     hook = str(Path(__file__).resolve().parent / "hook")
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [hook, os.environ.get("PYTHONPATH")]))
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -99,6 +102,12 @@ def main():
     p.add_argument("--windows", type=int, default=2)
     p.add_argument("--profile", type=Path, help="a folder for py-spy's raw stacks")
     a = p.parse_args()
+    with tempfile.TemporaryDirectory(prefix="loop-stalls-") as stalls:
+        os.environ["LOOP_STALLS_DIR"] = stalls  # the processes time their loops' callbacks
+        measure(a)
+
+
+def measure(a: argparse.Namespace):
     sim = start_simulator(
         "--agents", a.agents, "--teams", a.teams, "--events-per-second", 1, "--faults",
         "--seed", 7, "--history-days", 0,
@@ -118,7 +127,7 @@ def main():
             settle([topology.bridge.pid])
             for n in range(a.windows):
                 spy = a.profile / f"bridge-profile-{n}.txt" if a.profile else None
-                print(json.dumps(window(sim, topology.bridge.pid, url, a.rate, a.seconds, spy)))
+                print(json.dumps(window(sim, topology.bridge.pid, url, a, spy)))
             stop.set()
         finally:
             topology.stop()
