@@ -60,13 +60,16 @@ def py_spy() -> str | None:
 class Profile:
     """py-spy recording one process for `seconds`, its samples written as collapsed stacks."""
 
-    def __init__(self, pid: int, seconds: float, out: Path):
+    def __init__(self, pid: int, seconds: float, out: Path, gil: bool = False):
+        """`gil`: only the samples of the thread holding the GIL (where CPU goes, not who
+        waits for it)."""
         self.out, self.process = out, None
         spy = py_spy()
         if spy:
             self.process = subprocess.Popen(
                 [spy, "record", "--pid", str(pid), "--duration", str(max(1, round(seconds))),
-                 "--rate", "100", "--format", "raw", "--nonblocking", "--output", str(out)],
+                 "--rate", "100", "--format", "raw", "--nonblocking", "--output", str(out),
+                 *(["--gil"] if gil else [])],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )  # fmt: skip
 

@@ -176,7 +176,10 @@ class AlertWatch:
         if self.outside and time.monotonic() - self.outside_at >= OUTSIDE_EVERY_S:
             self.outside_at = time.monotonic()
             await self.guarded("reading the figures from outside the live state", self.read_outside)
-        evaluated = self.engine.evaluate(self.floor(), now())
+        evaluated = []
+        for found in self.engine.evaluating(self.floor(), now()):
+            evaluated += found
+            await asyncio.sleep(0)  # the feed's events are applied between rules
         metrics.alerts_evaluated(evaluated)
         transitions = self.unwritten + evaluated  # the engine has moved on: write them first
         if not transitions:

@@ -461,6 +461,7 @@ class InboundBoard:
             schedule = by_schedule.get(queue.schedule_id or "")
             live = self.state.queues.get(queue.id)
             rows.append(queue_row(queue, figures, schedule, live, self.state.agents, day, now))
+            await asyncio.sleep(0)  # a ring group lists thousands of agents on a large floor
         names = {q.id: q.name for q in queues}
         listed = [{k: v for k, v in r.items() if k not in NOT_LISTED} for r in rows]
         shown = (listed, q_note, s_note)

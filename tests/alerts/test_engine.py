@@ -14,6 +14,7 @@ from dashboard.alerts.engine import (
     Floor,
     RuleSpec,
     sentence,
+    url,
 )
 from dashboard.alerts.models import AGENT_STATES, ALARM, QUEUE, TEAM, WARN, Metric
 from dashboard.live.state import LiveState
@@ -223,3 +224,33 @@ def test_every_agent_over_a_limit_is_in_some_open_groups_list():
                     group = (rule.id, f"team:{a.team}")
                     assert a.agent_id in lists.get(group, ()), (now_s, rule.name, a.agent_id)
     assert raised >= 4  # the floor did cross its limits
+
+
+def test_a_floor_of_ten_thousand_agents_is_read_again_without_working_out_their_addresses():
+    """Each evaluation reads every agent in a limited state (thousands on a large floor,
+    twice a second on the bridge's event loop): each one's page address is worked out
+    once, not at every evaluation."""
+    events = Events()
+    floor = floor_with(*(events.agent(0, f"a{n}", "wrap_up") for n in range(10_000)))
+    engine = Engine([RuleSpec(1, "Wrap-up", Metric.WRAP_UP, warn=60)])
+    [raised] = engine.evaluate(floor, at(61))
+    assert raised.count == 10_000
+    worked_out = url.cache_info().misses
+    assert engine.evaluate(floor, at(62)) == []
+    assert url.cache_info().misses == worked_out
+
+
+def test_an_evaluation_goes_a_rule_at_a_time_and_ends_where_a_whole_one_would():
+    """The watch lets the event loop run between rules: each rule's transitions come on
+    their own, and the due moments after it are those of a whole evaluation."""
+    events = Events()
+    floor = floor_with(events.agent(0, "a1", "wrap_up"), events.agent(0, "a2", "paused"))
+    rules = [
+        RuleSpec(1, "Wrap-up", Metric.WRAP_UP, warn=60),
+        RuleSpec(2, "Paused", Metric.PAUSED, warn=600),
+    ]
+    sliced, whole = Engine(rules), Engine(rules)
+    wrap_up, paused = sliced.evaluating(floor, at(61))
+    assert [t.kind for t in wrap_up] == [RAISED] and paused == []
+    assert [t.kind for t in whole.evaluate(floor, at(61))] == [RAISED]
+    assert sliced.next_due(floor, at(61)) == whole.next_due(floor, at(61)) == at(600)
