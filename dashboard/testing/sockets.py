@@ -12,6 +12,21 @@ from config.asgi import application
 from dashboard.testing.processes import await_until
 
 ORIGIN = b"http://127.0.0.1:8000"
+WAIT_S = 10  # for what must come (channels' default, 1 s, fails on a loaded machine)
+
+
+class Communicator(WebsocketCommunicator):
+    """channels' communicator, waiting for what must come as long as a loaded machine
+    takes; what must not come is still waited for with `receive_nothing`'s own timeout."""
+
+    async def connect(self, timeout=WAIT_S):
+        return await super().connect(timeout)
+
+    async def receive_from(self, timeout=WAIT_S):
+        return await super().receive_from(timeout)
+
+    async def receive_json_from(self, timeout=WAIT_S):
+        return await super().receive_json_from(timeout)
 
 
 def session_cookie_for(user) -> bytes:
@@ -27,7 +42,7 @@ def communicator(cookie=b"", origin=ORIGIN, path="/ws/live/"):
     headers = [(b"origin", origin), (b"host", b"127.0.0.1:8000")]
     if cookie:
         headers.append((b"cookie", cookie))
-    return WebsocketCommunicator(application, path, headers=headers)
+    return Communicator(application, path, headers=headers)
 
 
 async def socket_for(user, path="/ws/live/"):

@@ -8,7 +8,6 @@ from unittest import mock
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.test import Client, override_settings
@@ -17,6 +16,7 @@ from config.asgi import application
 from dashboard.accounts import sockets
 from dashboard.accounts.roles import GROUP_NAMES, WALLBOARD
 from dashboard.testing.processes import await_until
+from dashboard.testing.sockets import Communicator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,9 +27,9 @@ def signed_in(user) -> Client:
     return client
 
 
-async def open_socket(client: Client, path: str) -> WebsocketCommunicator:
+async def open_socket(client: Client, path: str) -> Communicator:
     cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
-    ws = WebsocketCommunicator(
+    ws = Communicator(
         application,
         path,
         headers=[
@@ -47,14 +47,14 @@ async def open_socket(client: Client, path: str) -> WebsocketCommunicator:
     return ws
 
 
-async def closed_with(ws: WebsocketCommunicator, timeout=3.0) -> int:
+async def closed_with(ws: Communicator, timeout=3.0) -> int:
     while True:
         out = await ws.receive_output(timeout)
         if out["type"] == "websocket.close":
             return out["code"]
 
 
-async def still_open(ws: WebsocketCommunicator) -> bool:
+async def still_open(ws: Communicator) -> bool:
     while not await ws.receive_nothing(0.5):
         if (await ws.receive_output())["type"] == "websocket.close":
             return False

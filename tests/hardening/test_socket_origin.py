@@ -6,12 +6,11 @@ import logging
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.test import override_settings
 
 from config.asgi import application
 from dashboard.shared.logs import JsonFormatter
-from dashboard.testing.sockets import session_cookie_for
+from dashboard.testing.sockets import Communicator, session_cookie_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 HOST = b"127.0.0.1:8000"
@@ -20,7 +19,7 @@ HOST = b"127.0.0.1:8000"
 async def handshake(cookie, origin: bytes, host=HOST, path="/ws/live/", **extra):
     headers = [(b"origin", origin), (b"host", host), (b"cookie", cookie)]
     headers += [(k.encode(), v.encode()) for k, v in extra.items()]
-    ws = WebsocketCommunicator(application, path, headers=headers)
+    ws = Communicator(application, path, headers=headers)
     connected, _ = await ws.connect()
     await ws.disconnect()
     return connected
@@ -62,7 +61,7 @@ async def test_a_trusted_origin_may_open_a_socket(bob):
 
 @pytest.mark.parametrize("path", ["/ws/nothing/", "/ws/wallboard/some-token/extra/", "/"])
 async def test_an_unknown_socket_path_is_closed_with_4404(path):
-    ws = WebsocketCommunicator(
+    ws = Communicator(
         application, path, headers=[(b"origin", b"http://127.0.0.1:8000"), (b"host", HOST)]
     )
     connected, _ = await ws.connect()

@@ -6,7 +6,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.core.cache import cache
 from django.test import Client
 
@@ -15,7 +14,7 @@ from dashboard.shared.cache_keys import SNAPSHOT_KEY
 from dashboard.testing.feeds import running_feed
 from dashboard.testing.links import make_link, tampered
 from dashboard.testing.processes import await_until
-from dashboard.testing.sockets import following, socket_for
+from dashboard.testing.sockets import Communicator, following, socket_for
 from dashboard.upstream import contract as c
 from dashboard.wallboard import catching_up
 from dashboard.wallboard.build import build_id
@@ -43,7 +42,7 @@ def call_started(seq=1):
 
 def wallboard_socket(token):
     headers = [(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000")]
-    return WebsocketCommunicator(application, f"/ws/wallboard/{token}/", headers=headers)
+    return Communicator(application, f"/ws/wallboard/{token}/", headers=headers)
 
 
 async def open_board(link):
