@@ -9,7 +9,8 @@ coaching lists (bounded pages, a pause between them, so the service is never flo
 the live feed never waits), and writes a day in short transactions of a few hundred rows
 (SQLite has one writer: the journal, the recorder and the alerts write between them). What
 a page or a write costs in Python runs on the event loop a slice at a time, never in a
-thread, where it would hold the interpreter's lock against the live feed. The
+thread, where it would hold the interpreter's lock against the live feed, and the slices
+take at most a part of the loop's time (`LoopShare`). The
 rows are keyed by the service's ids or checked against the journal, so written twice they
 add nothing; the slots, which add up, go last in one transaction with the day's
 `HistoryDay` row marked done: a restart finds the day done (nothing counted twice) or not
