@@ -13,14 +13,20 @@ Beside them, what explains a p99 during the fill: the most agent tiles one push 
 (`push_tiles_max_during`; a few dozen on a steady floor) and how far the simulator's events
 fell behind their own schedule (`peer_lag_ms_max`, read every 2 s while the fill runs). A
 simulator behind its schedule sends what it owes in a burst, hundreds of agents changed at
-once, and the push that carries them is late for every tile.
+once, and the push that carries them is late for every tile. And the CPU the dashboard's
+process and the simulator's took per second of wall time (`/proc`), from the sockets' start
+to the fill's end and in the window after it (`dashboard_cores_during`, `_after`,
+`peer_cores_during`): the fill's part of the dashboard's core is the difference, and it is
+what the live feed's pushes wait beside.
 """
 
 import asyncio
+import os
 import re
 import statistics
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 import websockets
 
@@ -57,6 +63,31 @@ async def listen(
             for stamp in stamps:
                 if stamp.isdigit():
                     samples[phase[0]].append(1000 * now - int(stamp))
+
+
+def cpu_s(pid: int) -> float:
+    """A process's CPU seconds so far (user and system), from `/proc`; 0 once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Cores:
+    """The cores processes took between two reads (CPU seconds per second of wall time)."""
+
+    def __init__(self, *pids: int):
+        self.pids = pids
+        self.at, self.cpu = time.monotonic(), [cpu_s(p) for p in pids]
+
+    def read(self) -> list[float]:
+        at, cpu = time.monotonic(), [cpu_s(p) for p in self.pids]
+        took = [
+            round((b - a) / max(at - self.at, 1e-9), 3) for a, b in zip(self.cpu, cpu, strict=True)
+        ]
+        self.at, self.cpu = at, cpu
+        return took
 
 
 def p99(values: list) -> float | None:
@@ -133,14 +164,17 @@ async def _window(server, sim, cookie: str, sockets: int, started: float, after_
         for _ in range(sockets)
     ]
     lagging = asyncio.ensure_future(peer_lag_ms(sim, phase))
+    cores = Cores(server.process.pid, sim.process.pid)
     try:
         await asyncio.to_thread(wait_until, lambda: TODAY in server.log(), 600, "today")
         today_s = time.monotonic() - started
         await asyncio.to_thread(wait_until, lambda: PAST in server.log(), 600, "the past weeks")
         backfill_s = time.monotonic() - started
         phase[0] = "after"
+        during = cores.read()
         lag = await lagging
         await asyncio.sleep(min(max(backfill_s, 10), after_s))
+        after = cores.read()
     finally:
         stop.set()
         phase[0] = "after"  # the lag's reader too
@@ -154,4 +188,7 @@ async def _window(server, sim, cookie: str, sockets: int, started: float, after_
         "pushes_during": len(samples["during"]),
         "push_tiles_max_during": most["during"],
         "peer_lag_ms_max": lag,
+        "dashboard_cores_during": during[0],
+        "dashboard_cores_after": after[0],
+        "peer_cores_during": during[1],
     }

@@ -9,7 +9,8 @@ coaching lists (bounded pages, a pause between them, so the service is never flo
 the live feed never waits), and writes a day in short transactions of a few hundred rows
 (SQLite has one writer: the journal, the recorder and the alerts write between them). What
 a page or a write costs in Python runs on the event loop a slice at a time, never in a
-thread, where it would hold the interpreter's lock against the live feed. The
+thread, where it would hold the interpreter's lock against the live feed, and the slices
+take at most a part of the loop's time (`LoopShare`). The
 rows are keyed by the service's ids or checked against the journal, so written twice they
 add nothing; the slots, which add up, go last in one transaction with the day's
 `HistoryDay` row marked done: a restart finds the day done (nothing counted twice) or not
@@ -27,6 +28,7 @@ keyed by the service's ids.
 import asyncio
 import heapq
 import logging
+import time
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
@@ -45,6 +47,7 @@ from dashboard.live.state import (
 )
 from dashboard.main import bulk_rows
 from dashboard.main.collector import full_passes_held
+from dashboard.main.loop_share import LoopShare
 from dashboard.quality.models import (
     Appointment,
     CoachingAlert,
@@ -72,7 +75,7 @@ def in_thread(fn):
     return database_sync_to_async(fn, thread_sensitive=False)
 
 
-PAGE_INTERVAL_S = 0.025  # between two requests' starts: at most 40 a second to the service
+PAGE_INTERVAL_S = 0.045  # between two requests' starts: at most 22 a second to the service
 TODAY, PAST = 0, 1  # whose request goes first when both wait (the live view's day first)
 LOOP_LATE_S = 0.01  # the pacer's timer woken later than this: the live feed first
 RETRY_S = 10.0
@@ -113,6 +116,7 @@ class Backfill:
         self.on_filled = on_filled  # a coroutine function: a day was written
         self.on_past_progress = on_past_progress or (lambda pct: None)
         self.pacer = Pacer(interval_s)
+        self.share = LoopShare()  # the fill's slices: at most a part of the loop's time
         self.reached: dict[str, tuple[float, float]] = {}  # list -> (its share, how far)
         self.live_from: datetime | None = None
         self.first: dict[str, datetime] = {}  # agent id -> start of its first live state
@@ -212,7 +216,7 @@ class Backfill:
         read = len(filled.calls), sum(len(x) for x in filled.changes.values())
         async with self.recorder.counting:  # not while the recorder compares the calls
             await self.count_and_write(day, filled, start, until, cuts)
-        await let_go(filled, known)
+        await let_go(filled, known, self.share.rest)
         self.progress = None
         await self.filled()
         log.info(
@@ -231,15 +235,16 @@ class Backfill:
         base = {at: replace(x) for at, x in self.state.base.items()}
         found: dict[datetime, Counts] = {}
         for at in range(0, len(filled.calls), SLICE):
+            since = time.thread_time()
             tally_calls(filled.calls[at : at + SLICE], start, until, *seen, found)
-            await asyncio.sleep(0)
+            await self.share.rest(since)
         add_calls(filled, found, base)
         have = await in_thread(appointments_of)(filled.calls)
         # Short transactions (rows keyed by the service's ids or checked against the journal,
         # so a batch written twice after a restart adds nothing), a pause between them so
         # the live writers get the database; the additive slots go last, with the day done.
-        async for model, items, make, ignore in day_rows(filled, until, have):
-            rows = await bulk_rows.ready(model, items, make)
+        async for model, items, make, ignore in day_rows(filled, until, have, self.share.rest):
+            rows = await bulk_rows.ready(model, items, make, self.share.rest)
             await in_thread(insert)(model, rows, ignore)
             await asyncio.sleep(WRITE_PAUSE_S)
         await in_thread(finish_day)(day, filled)
@@ -353,10 +358,13 @@ class Backfill:
         rows, cursor, name = [], None, kwargs.get("name", page.__name__)
         while True:
             await self.pacer.turn(first)
-            got = await page(self.rest, since=since, until=until, cursor=cursor, **kwargs)
+            got = await page(
+                self.rest, since=since, until=until, cursor=cursor, pause=self.share.rest, **kwargs
+            )
             for at in range(0, len(got.rows) if count else 0, h.SLICE):
+                began = time.thread_time()
                 count(got.rows[at : at + h.SLICE])  # a slice at a time, the loop free between
-                await asyncio.sleep(0)
+                await self.share.rest(began)
             if keep:
                 rows += got.rows
             at = _when(got.rows[-1]) if share and got.rows else None
@@ -412,18 +420,20 @@ class Pacer:
                 future.set_result(None)
 
 
-async def let_go(filled: Filled, known: set):
+async def let_go(filled: Filled, known: set, pause):
     """The day's rows and the states noted let go a slice at a time, the event loop free
     between two: freed at once as the fill returned, a day of 1,000 agents (some 36,000
     calls, 150,000 states noted) held the loop for 25 to 40 ms of CPU."""
     for rows in (filled.calls, *filled.records.values()):
         while rows:
+            since = time.thread_time()
             del rows[-SLICE:]
-            await asyncio.sleep(0)
+            await pause(since)
     while known:
+        since = time.thread_time()
         for _ in range(min(SLICE, len(known))):
             known.pop()
-        await asyncio.sleep(0)
+        await pause(since)
 
 
 async def together(*steps):
@@ -583,17 +593,18 @@ def day_known(day, start: datetime, end: datetime) -> bool:
     return FloorSlot.objects.filter(start__gte=start, start__lt=end).exists()
 
 
-async def day_rows(filled: Filled, until: datetime, have: set):
+async def day_rows(filled: Filled, until: datetime, have: set, pause):
     """The day's journal, calls and QA records, in batches of `BATCH` items to insert (a
     model, its items, what makes an item its row, whether a row there already is left
-    out), on the event loop a slice at a time (`have`: the calls' appointments already
-    recorded)."""
+    out), on the event loop a slice at a time, `pause` between two (`have`: the calls'
+    appointments already recorded)."""
     journal, changes = [], filled.changes
     while changes:  # an agent's day: some 60 rows; its notes let go once they are rows
+        since = time.thread_time()
         for _ in range(min(AGENTS_SLICE, len(changes))):
             agent_id, noted = changes.popitem()
             journal += states.rows_for(agent_id, changes_of(noted))
-        await asyncio.sleep(0)
+        await pause(since)
         while len(journal) >= BATCH or (journal and not changes):
             batch, journal = journal[:BATCH], journal[BATCH:]
             yield AgentStates, batch, None, False

@@ -5,6 +5,7 @@ would build the values and its SQL in that thread, holding the lock against the 
 the live feed on it) for the whole batch."""
 
 import asyncio
+import time
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import AutoField
@@ -22,17 +23,23 @@ def columns(model) -> list:
     ]
 
 
-async def ready(model, items: list, make=None) -> list[tuple]:
+async def turn(since: float):
+    await asyncio.sleep(0)
+
+
+async def ready(model, items: list, make=None, pause=turn) -> list[tuple]:
     """The rows of `items` (each made a model instance by `make`), as their columns'
-    values for the database, made a slice at a time on the event loop."""
+    values for the database, made a slice at a time on the event loop (`pause`, between
+    two: given the loop thread's `time.thread_time()` as the slice began)."""
     fields, out = columns(model), []
     db = connections[DEFAULT_DB_ALIAS]  # once: each look-up goes through asgiref's Local
     for at in range(0, len(items), SLICE):
+        since = time.thread_time()
         objs = [make(x) for x in items[at : at + SLICE]] if make else items[at : at + SLICE]
         out += [
             tuple(f.get_db_prep_save(f.pre_save(obj, True), db) for f in fields) for obj in objs
         ]
-        await asyncio.sleep(0)
+        await pause(since)
     return out
 
 

@@ -11,6 +11,7 @@ socket call (the live feed's) would then wait up to the 5 ms switch interval for
 """
 
 import asyncio
+import time
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -67,15 +68,22 @@ def _cursor(body: dict, key: str) -> str | None:
 SLICE = 100  # rows parsed between two turns of the event loop (about a millisecond)
 
 
-async def _page(body, parse, cursor_key: str) -> Page:
+async def turn(since: float):
+    """Between two slices of a page: a turn of the event loop (`since`, the loop thread's
+    `time.thread_time()` as the slice began, for a caller's pause that paces by it)."""
+    await asyncio.sleep(0)
+
+
+async def _page(body, parse, cursor_key: str, pause=turn) -> Page:
     body = obj(body, "history page")
     rows = body.get("data")
     if not isinstance(rows, list):
         raise ContractError("history page: expected a list in data")
     cursor, parsed = _cursor(body, cursor_key), []
     for at in range(0, len(rows), SLICE):
+        since = time.thread_time()
         parsed += c._each(rows[at : at + SLICE], parse)
-        await asyncio.sleep(0)
+        await pause(since)
     return Page(parsed, cursor)
 
 
@@ -88,17 +96,22 @@ async def _read(rest: RestClient, feature: str, path: str, **params) -> dict:
 
 
 async def calls_page(
-    rest: RestClient, since: datetime, until: datetime, cursor: str | None = None, limit=PAGE_LIMIT
+    rest: RestClient,
+    since: datetime,
+    until: datetime,
+    cursor: str | None = None,
+    limit=PAGE_LIMIT,
+    pause=turn,
 ) -> Page:
-    """Calls started in [since, until), oldest first."""
+    """Calls started in [since, until), oldest first (`pause`: between two slices)."""
     body = await _read(
         rest, "call history", "/calls", since=since, until=until, limit=limit, cursor=cursor
     )
-    return await _page(body, c.parse_call, "next_cursor")
+    return await _page(body, c.parse_call, "next_cursor", pause)
 
 
 async def states_page(
-    rest: RestClient, since: datetime, until: datetime, cursor: str | None = None
+    rest: RestClient, since: datetime, until: datetime, cursor: str | None = None, pause=turn
 ) -> Page:
     """Every state an agent held in [since, until), oldest first."""
     body = await _read(
@@ -109,7 +122,7 @@ async def states_page(
         until=until,
         cursor=cursor,
     )
-    return await _page(body, parse_span, "nextCursor")
+    return await _page(body, parse_span, "nextCursor", pause)
 
 
 async def all_calls(
@@ -146,10 +159,11 @@ async def records_page(
     until: datetime,
     cursor: str | None = None,
     limit=PAGE_LIMIT,
+    pause=turn,
 ) -> Page:
     """QA scorecards, compliance checks or coaching alerts of [since, until), oldest first."""
     path, parse = RECORDS[name]
     body = await _read(
         rest, f"{name} history", path, since=since, until=until, limit=limit, cursor=cursor
     )
-    return await _page(body, parse, "next_cursor")
+    return await _page(body, parse, "next_cursor", pause)

@@ -80,6 +80,8 @@ def test_it_measures_a_small_backfill_while_the_floor_moves(tmp_path):
     assert 0 < result["today_s"] <= result["backfill_s"]
     assert result["pushes_during"] > 0 and result["live_p99_ms_after"] > 0
     assert result["push_tiles_max_during"] >= 1 and result["peer_lag_ms_max"] >= 0
+    assert result["dashboard_cores_during"] > 0 and result["dashboard_cores_after"] > 0
+    assert result["peer_cores_during"] > 0
 
 
 def test_it_measures_what_changed_at_a_thousand_agents(tmp_path):
