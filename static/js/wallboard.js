@@ -86,7 +86,7 @@
 
   /* ---- A name wider than its column ends in an ellipsis; only such a name is clipped ----
    * A clip on every tile's name is a thousand more paint property nodes, which each frame
-   * that paints lays into layers again (about half of a frame's Layerize). Names are
+   * that paints lays into layers again (nearly half of a frame's Layerize). Names are
    * measured on a canvas, in the names' font: no layout. */
   const ruler = document.createElement("canvas").getContext("2d");
   let nameRoom = 0; // the name's column, in px
