@@ -80,7 +80,41 @@
     section.style.setProperty("--tile-w", `${w}px`);
     section.style.setProperty("--tile-h", `${tile}px`);
     section.style.setProperty("--tile-font", `${Math.max(8, Math.floor(tile * 0.4))}px`);
+    measureNames(grid);
     placeTiles();
+  }
+
+  /* ---- A name wider than its column ends in an ellipsis; only such a name is clipped ----
+   * A clip on every tile's name is a thousand more paint property nodes, which each frame
+   * that paints lays into layers again (nearly half of a frame's Layerize). Names are
+   * measured on a canvas, in the names' font: no layout. */
+  const ruler = document.createElement("canvas").getContext("2d");
+  let nameRoom = 0; // the name's column, in px
+  let fits = 0; // counts the fittings: a tile's name is measured again after each
+  const nameWidths = new Map(); // name -> its width in the current font
+  function measureNames(grid) {
+    const name = grid.querySelector(".agent .name");
+    if (!name) return;
+    const style = getComputedStyle(name);
+    ruler.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    nameRoom = name.getBoundingClientRect().width;
+    nameWidths.clear();
+    fits += 1;
+  }
+  function clipLongName(tile) {
+    if (tile.wbFit === fits && tile.wbNamed === tile.nameKey) return; // live/grid.js's
+    tile.wbFit = fits;
+    tile.wbNamed = tile.nameKey;
+    const name = tile.dataset.name || "";
+    let width = nameWidths.get(name);
+    if (width === undefined) {
+      width = ruler.measureText(name).width;
+      nameWidths.set(name, width);
+    }
+    // within 2 px of its column: clipped too (a canvas and a line may round apart)
+    const clip = width > nameRoom - 2;
+    if (clip) tile.style.setProperty("--name-overflow", "hidden");
+    else tile.style.removeProperty("--name-overflow");
   }
 
   /* ---- Tiles grouped by state; the legend counts them on the way ----
@@ -140,6 +174,7 @@
       const state = tile.stateKey ?? tile.dataset.state; // live/grid.js's, once adopted
       counts[state] = (counts[state] || 0) + 1;
       tile.wbRank = STATE_RANK[state] ?? 99;
+      clipLongName(tile);
     }
     assignSlots(tiles);
     const { cols, w, h, gap } = cell;

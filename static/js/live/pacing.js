@@ -4,6 +4,10 @@
  * the last one took (its script, style, layout and paint, up to the frame after it). A
  * quiet floor's push is painted in the next frame; a busy one's are merged into fewer,
  * larger passes on a slow machine (a TV's stick PC) instead of queueing behind each other.
+ * A page no one scrolls or clicks waits a share of that (`data-pause` on its socket's
+ * element: the wallboard's 0.5, two thirds of its thread for the passes): a change waits
+ * for the rest of the pass under way, the pause and its own pass, so a shorter pause is a
+ * shorter wait, and a third of the thread stays for the socket and the timers.
  *
  * A screen that cannot keep up: when changes wait longer than BEHIND_MS for their pass,
  * the screen says it is catching up: each pass then applies everything held, panel by
@@ -12,8 +16,10 @@
  * so a pass's work is bounded by the panel's size however far behind it was. It says so
  * until passes are prompt. */
 import { paceSort } from "./grid.js";
+import { socketElt } from "./page.js";
 
 const BEHIND_MS = 1000;
+const PAUSE = Math.min(1, Number(socketElt?.dataset.pause) || 1); // of the last pass's cost
 const afterFrame = new MessageChannel(); // a task after the frame's rendering
 let passStartedAt = 0;
 let nextPassAt = 0;
@@ -26,7 +32,7 @@ afterFrame.port1.onmessage = () => {
   const now = performance.now();
   const cost = now - passStartedAt;
   lastCost = cost;
-  nextPassAt = now + cost * (catchingUp ? 2 : 1);
+  nextPassAt = now + cost * (catchingUp ? 2 : PAUSE);
   paceSort(now, cost);
 };
 
@@ -53,9 +59,9 @@ export function startPass(withChanges) {
 }
 
 function paceCatchingUp(now) {
-  // A change waits for the pause after the last pass and for its own: about two passes
+  // A change waits for the pause after the last pass and for its own pass
   const held = oldestAt ? now - oldestAt : 0;
-  const waited = Math.max(held, 2 * lastCost);
+  const waited = Math.max(held, (1 + PAUSE) * lastCost);
   if (waited > BEHIND_MS) {
     catchingUp = true;
     promptPasses = 0;
