@@ -33,6 +33,7 @@ from django.conf import settings
 
 from dashboard.live.handshake import in_thread
 from dashboard.shared import metrics
+from dashboard.shared.aio import until_stopped
 
 from .models import ALARM, AlertDelivery
 
@@ -135,33 +136,18 @@ class Notifier:
             while not stop.is_set():
                 if not self.pending:
                     self.arrived.clear()
-                    await self._until(stop, self.arrived.wait())
+                    await until_stopped(stop, self.arrived.wait())
                     continue
                 due = max(self.pending[0].queued + self.digest, self.last_post + self.min_interval)
                 if due > time.monotonic():
-                    await self._until(stop, asyncio.sleep(due - time.monotonic()))
+                    await until_stopped(stop, asyncio.sleep(due - time.monotonic()))
                     continue
                 batch, self.pending = self.pending[:MAX_FOLDED], self.pending[MAX_FOLDED:]
                 self.last_post = time.monotonic()
                 try:
-                    await self._until(stop, self.deliver(client, batch))
+                    await until_stopped(stop, self.deliver(client, batch))
                 except Exception:
                     log.exception("alert webhook: a POST of %d transitions failed", len(batch))
-
-    @staticmethod
-    async def _until(stop: asyncio.Event, work):
-        """`work`, or until `stop` is set (then `work` is cancelled)."""
-        task = asyncio.ensure_future(work)
-        stopping = asyncio.ensure_future(stop.wait())
-        try:
-            await asyncio.wait({task, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stopping.cancel()
-            if not task.done():
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
-        if task.done() and not task.cancelled() and task.exception():
-            raise task.exception()
 
     async def deliver(self, client: httpx.AsyncClient, batch: list[Outgoing]) -> bool:
         """POST `batch`, tried again as the receiver or the backoff says; whether it was

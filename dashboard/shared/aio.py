@@ -13,9 +13,9 @@ async def pause(stop: asyncio.Event, seconds: float):
 
 
 async def until_stopped(stop: asyncio.Event, work) -> bool:
-    """Await the coroutine `work`, or cancel it as soon as `stop` is set (False). Its
-    exception, if it raised, is raised here. Only for work that a crash could cut as well:
-    a process that stops must not wait for it."""
+    """Await the coroutine `work`, or cancel it as soon as `stop` is set (False): a process
+    that stops does not wait for a page of history or a webhook's backoff. Its exception,
+    if it raised, is raised here."""
     task = asyncio.ensure_future(work)
     stopped = asyncio.ensure_future(stop.wait())
     try:
