@@ -11,7 +11,7 @@ that part with a note.
 import asyncio
 import logging
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from urllib.parse import quote
 
 from dashboard.shared.privacy import last_four, mask_phone_numbers
@@ -21,6 +21,7 @@ from .errors import Conflict, ContractError, NotOffered
 from .rest import RestClient
 
 log = logging.getLogger("dashboard.upstream.inbound")
+WAITING_DAYS = timedelta(days=30)  # how far back a waiting message is looked for
 _told: set[tuple[str, str]] = set()  # (what, field) already logged
 
 
@@ -233,11 +234,12 @@ async def schedules(rest: RestClient) -> list[Schedule]:
 
 
 async def voicemail(rest: RestClient, since: datetime) -> list[Voicemail]:
-    """Every message still waiting, however old (a backlog does not end at midnight), and
-    those received since `since`, handled or not; each once."""
+    """Every message still waiting from the last WAITING_DAYS (a backlog does not end at
+    midnight), and those received since `since`, handled or not; each once. Both reads
+    give `since`, as the contract shows the list asked."""
     path = "/voicemail-messages"
     waiting, recent = await asyncio.gather(
-        _offered(rest, path, "voicemail", status="new"),
+        _offered(rest, path, "voicemail", since=_iso(since - WAITING_DAYS), status="new"),
         _offered(rest, path, "voicemail", since=_iso(since)),
     )
     rows = [*_listed(waiting, f"GET {path}"), *_listed(recent, f"GET {path}")]
