@@ -324,16 +324,16 @@ FIGURES = {
         INBOUND,
         "Voicemail waiting",
         "messages not handled; the oldest one's age (now − `received_at`)",
-        "today's messages, now",
-        "`GET /voicemail-messages?since=` (00:00) every `INBOUND_POLL_S` and at once on "
-        "`voicemail.received` and `voicemail.transcribed`",
+        "every message waiting from the last 30 days, now",
+        "`GET /voicemail-messages?since=` (30 days back) `&status=new` every `INBOUND_POLL_S` "
+        "and at once on `voicemail.received` and `voicemail.transcribed`",
     ),
     "voicemail_handled": Figure(
         INBOUND,
         "Handled today, median time to handle",
         "messages handled since 00:00; the median of `handled_at` − `received_at` over them",
-        "today",
-        "`GET /voicemail-messages?since=` (00:00)",
+        "today (messages received since yesterday's 00:00)",
+        "`GET /voicemail-messages?since=` (yesterday's 00:00)",
     ),
 }
 
