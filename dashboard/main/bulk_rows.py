@@ -4,12 +4,13 @@ are made ready on the loop a slice at a time, and a thread inserts them with one
 would build the values and its SQL in that thread, holding the lock against the loop (and
 the live feed on it) for the whole batch."""
 
-import asyncio
 import time
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import AutoField
 from django.db.models.constants import OnConflict
+
+from dashboard.shared.aio import turn
 
 SLICE = 100  # rows made ready between two turns of the event loop (a few milliseconds)
 
@@ -21,10 +22,6 @@ def columns(model) -> list:
         for f in model._meta.concrete_fields
         if not isinstance(f, AutoField) and not getattr(f, "generated", False)
     ]
-
-
-async def turn(since: float):
-    await asyncio.sleep(0)
 
 
 async def ready(model, items: list, make=None, pause=turn) -> list[tuple]:

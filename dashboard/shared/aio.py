@@ -12,6 +12,13 @@ async def pause(stop: asyncio.Event, seconds: float):
         await asyncio.wait_for(stop.wait(), timeout=seconds)
 
 
+async def turn(since: float):
+    """Between two slices of work on the event loop: a turn of it. `since` (the loop
+    thread's `time.thread_time()` as the slice began) is for a pause that paces by the
+    slice's CPU instead (main/loop_share.py), which callers may give in its place."""
+    await asyncio.sleep(0)
+
+
 async def until_stopped(stop: asyncio.Event, work) -> bool:
     """Await the coroutine `work`, or cancel it as soon as `stop` is set (False): a process
     that stops does not wait for a page of history or a webhook's backoff. Its exception,

@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
+from dashboard.shared.aio import turn
+
 from . import contract as c
 from .errors import ContractError, NotOffered
 from .fields import obj, string, timestamp
@@ -66,12 +68,6 @@ def _cursor(body: dict, key: str) -> str | None:
 
 
 SLICE = 100  # rows parsed between two turns of the event loop (about a millisecond)
-
-
-async def turn(since: float):
-    """Between two slices of a page: a turn of the event loop (`since`, the loop thread's
-    `time.thread_time()` as the slice began, for a caller's pause that paces by it)."""
-    await asyncio.sleep(0)
 
 
 async def _page(body, parse, cursor_key: str, pause=turn) -> Page:
