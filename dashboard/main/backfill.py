@@ -146,7 +146,13 @@ class Backfill:
 
     # ---- The background work ------------------------------------------------------------------
     async def run(self, stop: asyncio.Event):
+        """Reads what today and the weeks compared with lack. Today's figures say "filling"
+        from the first push (the feed starts at 0 %) until today is known: read before
+        this process (a restart shows what it stored at once), or read now."""
         self.journal_mark = await in_thread(last_journal_row)()
+        start = self.state.start_of_day(datetime.now(UTC))
+        if await in_thread(day_read)(start.astimezone(self.state.tz).date()):
+            self.moved(None)
         while not stop.is_set() and self.offered:
             if self.live_from is None:
                 await pause(stop, 0.5)
@@ -551,6 +557,10 @@ def claim_day(day, start: datetime, live_from: datetime, first: dict) -> History
     return row
 
 
+def day_read(day) -> bool:
+    return HistoryDay.objects.filter(day=day, done=True).exists()
+
+
 def last_journal_row() -> int:
     return AgentStates.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
 
@@ -588,7 +598,7 @@ def past_day(day, tz) -> tuple:
 
 def day_known(day, start: datetime, end: datetime) -> bool:
     """Whether a past day is in the dashboard already (filled, or recorded live)."""
-    if HistoryDay.objects.filter(day=day, done=True).exists():
+    if day_read(day):
         return True
     return FloorSlot.objects.filter(start__gte=start, start__lt=end).exists()
 

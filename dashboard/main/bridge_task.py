@@ -174,7 +174,7 @@ async def run_bridge(stop: asyncio.Event):
                 "service_level_s": settings.SERVICE_LEVEL_THRESHOLD_S,
                 "appointments_today": None,  # unknown until the webhook records are read
                 "open_critical": None,
-                "filling_pct": None,  # while today is read from the service's history
+                "filling_pct": 0,  # until today is read from the service's history
                 "filling_past_pct": None,  # while the past weeks compared with are read
             },
         )

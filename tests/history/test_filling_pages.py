@@ -152,7 +152,7 @@ def test_a_dashboard_stopped_mid_fill_stops_at_once(held_fill):
     """The fill is cut where it is (a restart takes it up, as after a crash): a stopping
     process does not wait for a held page of the service's history."""
     sim, server, client = held_fill
-    wait_until(lambda: HELD in text(client, f"{server.url}/normal/"), 60, server.log)
+    wait_until(lambda: PAST_FILLING in strip(server, client), 60, server.log)  # under way
     server.stop()
     assert server.process.wait(0) == 0
     assert "history fill stopped with the process (today 0% read)" in server.log()
