@@ -1,7 +1,7 @@
 """What a figure of today shows instead of a number while today is read from the service's
 history: `{{ pct|filling }}`, with the progress in whole percent (the live view's strip, the
-normal's pages); `{{ pct|filling:"the past weeks" }}` while those the normal is made of
-are. One filter: the strip renders it on every push, where an include costs a
+normal's pages); `{{ pct|filling:"the past weeks" }}` while the weeks the normal is made
+of are. One filter: the strip renders it on every push, where an include costs a
 template's render each time."""
 
 from django import template
