@@ -163,8 +163,10 @@ async def run_bridge(stop: asyncio.Event):
             await agent_pages.moved()
 
         async def filling_past_moved():
-            """The past weeks' fill progress alone moved: the intraday charts say so."""
+            """The past weeks' fill progress alone moved: the intraday charts and what
+            changed say so, or judge against the whole normal once done."""
             await database_sync_to_async(floor_changed, thread_sensitive=False)(floor_charts)
+            await changes.evaluate()
 
         feed = live_feed(
             state,
@@ -208,6 +210,7 @@ async def run_bridge(stop: asyncio.Event):
             feed.set_figures,
             plans=lambda: queue_plans(feed),
             filling=lambda: feed.inbox.figures.get("filling_pct"),
+            filling_past=lambda: feed.inbox.figures.get("filling_past_pct"),
         )
         bridge = Bridge(
             socket_url(settings.UPSTREAM_BASE_URL),

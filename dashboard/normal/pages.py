@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 from dashboard.live.state import slot_of
 from dashboard.reports.filling import noted
 from dashboard.shared.charts import chart, zone
-from dashboard.shared.filling import filling_pct
+from dashboard.shared.filling import filling_past_pct, filling_pct
 
 from .changes import cause_rows, what_changed
-from .floor import FIGURES, day_normal, forecast
+from .floor import FIGURES, day_normal, forecast, past_days
 from .method import MAD_TO_SIGMA, MIN_WEEKS, WIDTH
 
 
@@ -41,9 +41,18 @@ def filling_of(day) -> int | None:
     return filling_pct() if day == datetime.now(UTC).astimezone(zone()).date() else None
 
 
+def filling_past_of(day) -> int | None:
+    """The past weeks' fill progress when `day`'s normal takes in one of the days they are
+    (today's `past_days`): its bands are partial meanwhile."""
+    today = datetime.now(UTC).astimezone(zone()).date()
+    return filling_past_pct() if set(past_days(day)) & set(past_days(today)) else None
+
+
 def normal_context(now: datetime | None = None) -> dict:
     """While today is read from the service's history (`filling_pct`), its figures are
-    partial: the page says so with the progress instead of a forecast, values and changes."""
+    partial: the page says so with the progress instead of a forecast, values and changes;
+    while the past weeks are (`filling_past_pct`), the normal is: the page says so instead
+    of a forecast and changes, and over the medians and bands."""
     now = now or datetime.now(UTC)
     filling = filling_pct()
     today = now.astimezone(zone()).date()
@@ -95,6 +104,7 @@ def normal_context(now: datetime | None = None) -> dict:
         "changes": changes,
         "charts": noted({"chart-normal": offered_chart(normal, fc)}, filling),
         "filling_pct": filling,
+        "filling_past_pct": filling_past_pct(),
     }
 
 

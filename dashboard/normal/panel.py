@@ -183,23 +183,31 @@ def goal_runs(days: dict, plans: dict, today: date, current: datetime) -> list[t
     return runs
 
 
-def evaluate(now: datetime, away: list[Away], plans: dict, filling_pct=None) -> dict:
+def evaluate(
+    now: datetime, away: list[Away], plans: dict, filling_pct=None, filling_past_pct=None
+) -> dict:
     """What the panel shows as of `now`: whether there is a normal to judge by, a note,
     the changes, newest first, and all of it rendered (`html`), which the live feed places
     in the live view's and the wallboards' panel. `plans`: each queue's name and goal (the
     inbound board's figures); `away`: the agents paused or signed out now; `filling_pct`:
     how far today is read from the service's history (None: done), while which today's
-    slots are partial and nothing is judged."""
-    normal = day_normal(now.astimezone(zone()).date())
+    slots are partial, and `filling_past_pct`: how far the past weeks are (the normal
+    partial meanwhile): while either is read nothing is judged, nor the normal read."""
     whole = slot_of(now) - SLOT  # the last whole slot: a run that reaches it is under way
-    runs = [] if filling_pct is not None else runs_of(normal, slot_of(now), away, plans)
     what = {
-        "ready": len(normal.days) >= MIN_WEEKS,
-        "note": note(normal, whole),
+        "ready": False,
+        "note": "",
         "as_of": whole.astimezone(zone()).strftime("%H:%M"),
-        "changes": [row(r, whole) for r in runs[:LISTED]],
+        "changes": [],
         "filling_pct": filling_pct,
+        "filling_past_pct": filling_past_pct,
     }
+    if filling_pct is None and filling_past_pct is None:
+        normal = day_normal(now.astimezone(zone()).date())
+        runs = runs_of(normal, slot_of(now), away, plans)
+        what["ready"] = len(normal.days) >= MIN_WEEKS
+        what["note"] = note(normal, whole)
+        what["changes"] = [row(r, whole) for r in runs[:LISTED]]
     return {**what, "html": render_to_string("normal/_panel.html", {"what": what})}
 
 

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 
 from dashboard.accounts.roles import MANAGER, SUPERVISOR, role_required
 
-from .pages import filling_of, normal_context
+from .pages import filling_of, filling_past_of, normal_context
 from .summary import SUMMARY, day_summary, kept_days, payload
 
 
@@ -47,6 +47,7 @@ def day(request, day):
         "kept": kept,
         "webhook": bool(settings.ALERT_WEBHOOK_URL),
         "filling_pct": filling_of(when),
+        "filling_past_pct": filling_past_of(when),
     }
     return render(request, "normal/day.html", context)
 

@@ -30,12 +30,19 @@ def wait_s(now_ts: float, every_s: float) -> float:
 
 class ChangeWatch:
     def __init__(
-        self, state, on_figures, plans=dict, filling=lambda: None, every_s: float | None = None
+        self,
+        state,
+        on_figures,
+        plans=dict,
+        filling=lambda: None,
+        filling_past=lambda: None,
+        every_s: float | None = None,
     ):
         self.state = state  # the live state: who is paused or signed out now
         self.on_figures = on_figures
         self.plans = plans  # () -> each queue's name and goal (the inbound board's figures)
         self.filling = filling  # () -> today's fill progress in % (None: done), the feed's
+        self.filling_past = filling_past  # () -> the past weeks' likewise (the normal's)
         self.every_s = every_s or settings.NORMAL_EVAL_S
         self.failing = False
 
@@ -49,9 +56,9 @@ class ChangeWatch:
         try:
             away = away_of(self.state, now)  # on the loop, where the state changes
             plans = dict(self.plans() or {})
-            filling = self.filling()
+            filling = self.filling(), self.filling_past()
             figure = await database_sync_to_async(evaluate, thread_sensitive=False)(
-                now, away, plans, filling
+                now, away, plans, *filling
             )
         except Exception:
             if not self.failing:  # once until it works again
@@ -59,6 +66,6 @@ class ChangeWatch:
             self.failing = True
             return
         self.failing = False
-        if (filling is None) != (self.filling() is None):
-            return  # the fill began or ended meanwhile: the evaluation that set off hands it
+        if [x is None for x in filling] != [self.filling() is None, self.filling_past() is None]:
+            return  # a fill began or ended meanwhile: the evaluation that set off hands it
         self.on_figures({"what_changed": figure})

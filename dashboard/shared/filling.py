@@ -35,8 +35,10 @@ def store_progress(today: int | None, past: int | None):
     cache.set(FILLING_KEY, {"today": today, "past": past}, settings.FILLING_EXPIRY_S)
 
 
-def filling_sentence(pct: int) -> str:
-    return f"filling today from the service: {pct}%"
+def filling_sentence(pct: int, what: str = "today") -> str:
+    """`what` is being read from the service's history: today, or the past weeks the
+    normal is made of."""
+    return f"filling {what} from the service: {pct}%"
 
 
 def filling_past_sentence(pct: int) -> str:

@@ -8,6 +8,7 @@ from .servers import start_dashboard
 
 HELD = "filling today from the service: 0%"  # every history page held: nothing read yet
 FILLING = "filling today from the service"
+PAST_FILLING = "filling the past weeks from the service"  # the normal's notes meanwhile
 HELD_TIMEOUT_S = 3  # the dashboard's REST timeout while the history is held
 
 

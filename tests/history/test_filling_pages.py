@@ -1,11 +1,14 @@
 """While the service's history is read, the pages that read what it fills say so with its
 progress instead of a partial figure: an agent's page (and its downloads, refused with when
 to ask again) and the QA page (its all-time tables too) while today is read, the live
-strip's comparisons and the intraday charts' with last week while the past weeks are
-(today whole by then); each shows its figures once its days are read, an agent's page open
-meanwhile without a reload. A dashboard stopped meanwhile stops at once."""
+strip's comparisons and the intraday charts' with last week, and the normal's (what
+changed, live and on /normal/, the forecast, the bands, today's day page) while the past
+weeks are (today whole by then); each shows its figures once its days are read, an agent's
+page open meanwhile without a reload. A dashboard stopped meanwhile stops at once."""
 
 import re
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -18,6 +21,9 @@ from dashboard.testing.zones import late_morning
 
 PAST_HELD = "last week: filling from the service: 0%"
 PAST_FILLING = "last week: filling from the service"
+NORMAL_FILLING = (
+    'The normal is partial, <span class="filling">filling the past weeks from the service: '
+)
 DAYS = 2 * 86400  # older than this: the past weeks' pages, not today's
 
 
@@ -41,6 +47,17 @@ def chart_lines(home: str) -> list[str]:
     found = re.findall(r'id="why-src-chart-(?:calls|service)"[^>]*>(.*?)</p>', home)
     lines = [line.strip() for one in found for line in one.split("<br>")]
     return [line for line in lines if line.lower().startswith("last ")]
+
+
+def changed_part(shown: str) -> str:
+    """The live view's "What changed" panel in a push."""
+    return re.search(r'<div id="changed" class="changed">(.*?)</div>', shown).group(1)
+
+
+def normal_said(normal: str, day: str) -> str:
+    """What /normal/ and today's day page say in place of a forecast, over the bands, in
+    place of what changed and of the day's figures against the normal."""
+    return "".join(re.findall(rf"{re.escape(NORMAL_FILLING)}\d+%</span>: ([^.]*)\.", normal + day))
 
 
 TODAYS_PANEL = "() => document.getElementById('drill-today').textContent"
@@ -132,6 +149,25 @@ def test_pages_say_what_is_filling_until_its_days_are_read(held_fill, page):
     )
     assert len(lines) == 2 and all(line.startswith(PAST_FILLING) for line in lines), lines
 
+    # Nothing judged against a normal of part of its weeks: the live panel and /normal/
+    # say it is being read, and list no change.
+    day = f"{server.url}/normal/day/{datetime.now(ZoneInfo(ZONE)).date()}/"
+    panel = wait_until(
+        lambda: NORMAL_FILLING in (got := changed_part(strip(server, client))) and got,
+        30,
+        lambda: changed_part(strip(server, client)),
+    )
+    assert "what changed follows once they are read." in panel, panel
+    assert "<li" not in panel and "Nothing outside" not in panel and "No normal" not in panel
+    normal = text(client, f"{server.url}/normal/")
+    assert normal_said(normal, text(client, day)) == (
+        "the forecast follows once they are read"
+        "its medians and bands rest on the weeks read so far"
+        "what changed follows once they are read"
+        "the figures against it follow once they are read"
+    ), normal.split("<main")[-1][:3000]
+    assert '<ol class="changes">' not in normal and "offered by" not in normal
+
     # The past weeks let go: the comparisons are made.
     sim.control("history-delay", seconds=0, for_s=0)
     lines = wait_until(
@@ -146,6 +182,15 @@ def test_pages_say_what_is_filling_until_its_days_are_read(held_fill, page):
     assert any(" vs last " in x for x in lines), lines
     lines = chart_lines(text(client, f"{server.url}/"))
     assert len(lines) == 2 and all(re.match(r"Last \w+ by this time", x) for x in lines), lines
+    panel = wait_until(
+        lambda: NORMAL_FILLING not in (got := changed_part(strip(server, client))) and got,
+        30,
+        lambda: changed_part(strip(server, client)),
+    )
+    assert "Nothing outside its normal today" in panel or "<li data-key=" in panel, panel
+    normal = text(client, f"{server.url}/normal/")
+    assert normal_said(normal, text(client, day)) == "", normal.split("<main")[-1][:3000]
+    assert '<ol class="changes">' in normal
 
 
 def test_a_dashboard_stopped_mid_fill_stops_at_once(held_fill):

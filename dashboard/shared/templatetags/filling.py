@@ -1,6 +1,7 @@
 """What a figure of today shows instead of a number while today is read from the service's
 history: `{{ pct|filling }}`, with the progress in whole percent (the live view's strip, the
-normal's pages). One filter: the strip renders it on every push, where an include costs a
+normal's pages); `{{ pct|filling:"the past weeks" }}` while the weeks the normal is made
+of are. One filter: the strip renders it on every push, where an include costs a
 template's render each time."""
 
 from django import template
@@ -13,7 +14,7 @@ register = template.Library()
 
 
 @register.filter
-def filling(pct) -> str:
-    if type(pct) is int:  # the progress as the backfill gives it: nothing to escape
+def filling(pct, what: str = "today") -> str:
+    if type(pct) is int and what == "today":  # as the backfill gives it: nothing to escape
         return mark_safe(f'<span class="filling">{filling_sentence(pct)}</span>')
-    return format_html('<span class="filling">{}</span>', filling_sentence(pct))
+    return format_html('<span class="filling">{}</span>', filling_sentence(pct, what))
