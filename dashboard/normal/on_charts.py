@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from dashboard.reports.filling import noted
 from dashboard.reports.metrics import floor_charts as recorded
 from dashboard.shared.charts import zone
-from dashboard.shared.filling import filling_pct
+from dashboard.shared.filling import filling_past_pct, filling_pct, filling_sentence
 
 from .floor import day_normal, forecast
 from .method import MAD_TO_SIGMA, MIN_WEEKS, WIDTH
@@ -17,8 +17,26 @@ from .pages import forecast_sentence
 
 def floor_charts(since: datetime, now: datetime) -> dict:
     """The floor's intraday charts (the reports' series) with the normal laid over them,
-    for the live view and its pushes."""
-    return noted(with_normal(recorded(since, now), now), filling_pct())
+    for the live view and its pushes; while the past weeks it is made of are read, each
+    banded chart says so instead (a band from part of them would read as the normal)."""
+    charts, past = recorded(since, now), filling_past_pct()
+    charts = with_normal(charts, now) if past is None else reading_normal(charts, past)
+    return noted(charts, filling_pct())
+
+
+def reading_normal(charts: dict, pct: int) -> dict:
+    note = (
+        f"The normal is partial, {filling_sentence(pct, 'the past weeks')}: its band follows "
+        "once they are read."
+    )
+    return {
+        chart_id: {**chart, "note": note} if banded(chart) else chart
+        for chart_id, chart in charts.items()
+    }
+
+
+def banded(chart: dict) -> bool:
+    return any(s.get("figure") in NORMAL_FIGURES for s in chart["series"])
 
 
 def with_normal(charts: dict, now: datetime) -> dict:

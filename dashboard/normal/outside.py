@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 from dashboard.live.state import SLOT, slot_of
 from dashboard.shared.charts import zone
+from dashboard.shared.filling import filling_past_pct, filling_pct
 
 from .floor import FIGURES, day_normal
 from .method import Normal
@@ -24,7 +25,12 @@ def beyond_pct(their: Normal, value: float | None) -> float:
 
 def outside_normal(now: datetime | None = None) -> dict[str, tuple[str, float]]:
     """Figure key -> (its label, % beyond its band) for the last whole slot of today;
-    figures without a band (too short a history) are left out."""
+    figures without a band (too short a history) are left out, and all of them while
+    today or the past weeks are read from the service's history (a slot or a band from
+    part of it would raise alerts the floor does not deserve)."""
+    if filling_pct() is not None or filling_past_pct() is not None:
+        _kept.clear()  # the slot's figures move when the fill hands them in
+        return {}
     now = now or datetime.now(UTC)
     last = slot_of(now) - SLOT
     today = last.astimezone(zone()).date()

@@ -60,13 +60,17 @@ async def send(request, day, post):
     when, _, refused = await database_sync_to_async(kept_day)(request, day)
     if refused:
         return refused
-    filling = await database_sync_to_async(filling_of)(when)
-    if filling is not None:  # a summary of part of the morning would read as the day's
-        messages.error(
-            request,
-            f"Today is still being read from the service's history ({filling}%): "
-            "the summary can be sent once it is read.",
+    # A summary of part of the morning, or against part of the normal, would read as whole.
+    today, past = await database_sync_to_async(lambda: (filling_of(when), filling_past_of(when)))()
+    if today is not None or past is not None:
+        what = (
+            f"Today is still being read from the service's history ({today}%): the summary "
+            "can be sent once it is read."
+            if today is not None
+            else "The past weeks its normal is made of are still being read from the "
+            f"service's history ({past}%): the summary can be sent once they are read."
         )
+        messages.error(request, what)
         return redirect("normal-day", day)
     summary = await database_sync_to_async(day_summary, thread_sensitive=False)(when)
     sent = await post(SUMMARY, payload(summary))

@@ -8,6 +8,7 @@ page open meanwhile without a reload. A dashboard stopped meanwhile stops at onc
 
 import re
 from datetime import datetime
+from html import unescape
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -24,6 +25,7 @@ PAST_FILLING = "last week: filling from the service"
 NORMAL_FILLING = (
     'The normal is partial, <span class="filling">filling the past weeks from the service: '
 )
+NORMAL_FILLING_CHART = "The normal is partial, filling the past weeks from the service: 0%"
 DAYS = 2 * 86400  # older than this: the past weeks' pages, not today's
 
 
@@ -32,7 +34,8 @@ ZONE = late_morning()
 
 @pytest.fixture
 def held_fill(sim_factory, tmp_path):
-    sim, server = filling.held_fill(sim_factory, tmp_path, ZONE, {"bob": "supervisor"})
+    people = {"bob": "supervisor", "alice": "manager"}
+    sim, server = filling.held_fill(sim_factory, tmp_path, ZONE, people)
     yield sim, server, server.signed_in_client("bob")
     server.stop()
 
@@ -148,6 +151,8 @@ def test_pages_say_what_is_filling_until_its_days_are_read(held_fill, page):
         lambda: text(client, f"{server.url}/")[-3000:],
     )
     assert len(lines) == 2 and all(line.startswith(PAST_FILLING) for line in lines), lines
+    home = text(client, f"{server.url}/")
+    assert home.count(f"{NORMAL_FILLING_CHART}: its band follows once they are read.") == 2
 
     # Nothing judged against a normal of part of its weeks: the live panel and /normal/
     # say it is being read, and list no change.
@@ -167,6 +172,16 @@ def test_pages_say_what_is_filling_until_its_days_are_read(held_fill, page):
         "the figures against it follow once they are read"
     ), normal.split("<main")[-1][:3000]
     assert '<ol class="changes">' not in normal and "offered by" not in normal
+    manager = server.signed_in_client("alice")  # nor is the day's summary sent as whole
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', manager.get(day).text)
+    answer = manager.post(
+        f"{day}send/",
+        data={"csrfmiddlewaretoken": csrf.group(1)},
+        headers={"Referer": day},
+        follow_redirects=True,
+    )
+    said_so = "The past weeks its normal is made of are still being read from the service's"
+    assert said_so in unescape(answer.text), answer.text[-3000:]
 
     # The past weeks let go: the comparisons are made.
     sim.control("history-delay", seconds=0, for_s=0)
@@ -182,6 +197,7 @@ def test_pages_say_what_is_filling_until_its_days_are_read(held_fill, page):
     assert any(" vs last " in x for x in lines), lines
     lines = chart_lines(text(client, f"{server.url}/"))
     assert len(lines) == 2 and all(re.match(r"Last \w+ by this time", x) for x in lines), lines
+    assert NORMAL_FILLING_CHART not in text(client, f"{server.url}/")
     panel = wait_until(
         lambda: NORMAL_FILLING not in (got := changed_part(strip(server, client))) and got,
         30,

@@ -16,6 +16,7 @@ from dashboard.alerts.models import ALARM, WARN, Metric
 from dashboard.live.state import LiveState
 from dashboard.normal.outside import outside_normal
 from dashboard.reports.models import CampaignSlot, FloorSlot
+from dashboard.shared.filling import store_progress
 
 
 def midnight(zone, weeks_ago: int) -> datetime:
@@ -161,3 +162,16 @@ def test_a_figure_outside_its_band_raises_an_outside_normal_alert_once_held(zone
     )
     assert raised["normal:service_level"].level == WARN  # 60% against 85–95%: 27.8%
     assert raised["normal:service_level"].value == pytest.approx(100 * 25 / 90, abs=0.1)
+
+
+def test_nothing_is_judged_outside_its_normal_while_the_history_is_read(zone, db):
+    for weeks in (1, 2, 3, 4):
+        day(zone, weeks)
+    day(zone, 0, until=now_hour(zone), shape=lambda hour: slot(80, sl=(12, 20)))
+    try:
+        for today, past in ((30, None), (None, 40)):  # as the bridge's mirror writes them
+            store_progress(today, past)
+            assert outside_normal() == {}
+    finally:
+        store_progress(None, None)
+    assert outside_normal()["offered"] == ("Calls offered against its normal", 84.2)
