@@ -11,6 +11,7 @@ from django.template.loader import get_template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from dashboard.shared.filling import filling_past_sentence
 from dashboard.shared.templatetags.links import agent_url
 from dashboard.upstream import contract as c
 
@@ -197,6 +198,7 @@ class Renderer:
             "aht": duration(kpis["aht_s"]),
             "longest_wait": duration(kpis["longest_wait_s"]),
             "vs": vs,
+            "compare_note": compare_note(figures),
             "teams": teams,
         }
         # without the template file's last line break, as if written inside the strip
@@ -220,3 +222,12 @@ class Renderer:
     @staticmethod
     def removed_call(call_id: str) -> str:
         return format_html('<li id="call-{}" hx-swap-oob="delete"></li>', call_id)
+
+
+def compare_note(figures: dict) -> str | None:
+    """What the comparisons with last week say while they cannot be made (None: they can)."""
+    if figures.get("filling_past_pct") is not None:
+        return filling_past_sentence(figures["filling_past_pct"])
+    if figures.get("filling_pct") is not None:
+        return "vs last week once today is read"
+    return None
