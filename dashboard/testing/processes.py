@@ -13,6 +13,7 @@ import contextlib
 import inspect
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -118,11 +119,22 @@ def last_line(result: subprocess.CompletedProcess) -> str:
     return result.stdout.strip().splitlines()[-1]
 
 
+PORTS = range(20000, 32000)  # below Linux's ephemeral ports (32768-60999)
+
+
 def free_port() -> int:
-    """A port nothing listens on now (the kernel's pick, so workers rarely collide)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port nothing listens on now, from a share of `PORTS` of this test worker's own:
+    outside the ephemeral range, where the kernel's pick for any outgoing connection (a
+    browser's, a client's) could take it before the server binds it, and apart from the
+    other workers' picks."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    share = len(PORTS) // 8
+    start = PORTS.start + share * (int(worker) % 8 if worker.isdigit() else 0)
+    while True:
+        port = random.randrange(start, start + share)
+        with socket.socket() as s, contextlib.suppress(OSError):
+            s.bind(("127.0.0.1", port))
+            return port
 
 
 class Process:
