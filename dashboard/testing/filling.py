@@ -1,6 +1,7 @@
 """A dashboard whose reading of the service's history is held, and the texts the tests of
 the filling notes compare: a page, and the live view's strip as a socket is sent it."""
 
+import re
 from html import unescape
 
 from .live_view import LiveSocket
@@ -43,3 +44,16 @@ def strip(server, client) -> str:
         return unescape(" ".join(socket.receive().split()))
     finally:
         socket.close()
+
+
+def send_summary(client, day: str) -> str:
+    """A manager's press of "send to the chat" on the day page at `day` (a URL), through
+    the real form: the page it lands on, unescaped."""
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', client.get(day).text)
+    answer = client.post(
+        f"{day}send/",
+        data={"csrfmiddlewaretoken": csrf.group(1)},
+        headers={"Referer": day},
+        follow_redirects=True,
+    )
+    return unescape(answer.text)

@@ -8,14 +8,13 @@ page open meanwhile without a reload. A dashboard stopped meanwhile stops at onc
 
 import re
 from datetime import datetime
-from html import unescape
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from dashboard.testing import filling
 from dashboard.testing.browsers import sign_in
-from dashboard.testing.filling import FILLING, HELD, strip, text
+from dashboard.testing.filling import FILLING, HELD, send_summary, strip, text
 from dashboard.testing.live_view import LiveSocket, kpi_figures
 from dashboard.testing.processes import wait_until
 from dashboard.testing.zones import late_morning
@@ -173,15 +172,9 @@ def test_pages_say_what_is_filling_until_its_days_are_read(held_fill, page):
     ), normal.split("<main")[-1][:3000]
     assert '<ol class="changes">' not in normal and "offered by" not in normal
     manager = server.signed_in_client("alice")  # nor is the day's summary sent as whole
-    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', manager.get(day).text)
-    answer = manager.post(
-        f"{day}send/",
-        data={"csrfmiddlewaretoken": csrf.group(1)},
-        headers={"Referer": day},
-        follow_redirects=True,
-    )
+    answer = send_summary(manager, day)
     said_so = "The past weeks its normal is made of are still being read from the service's"
-    assert said_so in unescape(answer.text), answer.text[-3000:]
+    assert said_so in answer, answer[-3000:]
 
     # The past weeks let go: the comparisons are made.
     sim.control("history-delay", seconds=0, for_s=0)
