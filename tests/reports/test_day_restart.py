@@ -66,6 +66,9 @@ def test_the_days_figures_survive_a_restart_and_a_crash(sim_factory, tmp_path):
 
         server.stop()  # a clean restart: SIGTERM, the recorder writes what grew
         server = start_dashboard(sim, tmp_path, zone)
+        # Today was read before: its stored figures show from the first push, no "filling".
+        first = current_kpis(server, server.signed_in_client("bob"))
+        assert first["Completed"] == before["Completed"], first
         after = figures_at_truth()
         for name in ("Completed", "Service level", "AI share"):
             assert after[name] == before[name], (name, before, after)
