@@ -31,6 +31,18 @@ def sign_in(page, server, username):
     page.wait_for_url(f"{server.url}/")
 
 
+def session_cookies(server, username) -> list[dict]:
+    """`username`'s session, signed in through the form over HTTP, as a context's cookies
+    (`context.add_cookies`): a sign-in in Chromium costs a load of the form and one of the
+    live view, about 2 CPU s, where the page under test is another."""
+    client = server.signed_in_client(username)
+    client.close()
+    return [
+        {"name": k, "value": v, "url": server.url, "httpOnly": k == "sessionid"}
+        for k, v in client.cookies.items()
+    ]
+
+
 def screenshot(page, name, attempts=3):
     """test-artifacts/NAME.png, to look at after the run. Tried again after a pause: on a
     loaded machine headless Chromium sometimes has no frame to give yet and answers

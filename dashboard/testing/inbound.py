@@ -1,9 +1,21 @@
-"""The inbound side in tests: the simulator's truth and a page's CSV rows."""
+"""The inbound side in tests: a dashboard reading it, the simulator's truth and a page's CSV
+rows."""
 
 import csv
 import io
 
 import httpx
+
+from .servers import start_dashboard
+
+
+def inbound_dashboard(sim, path):
+    """A dashboard reading `sim` every 0.3 s, whose inbound day starts empty and holds still
+    (the model's own callers and messages stop)."""
+    sim.control("inbound-reset")
+    return start_dashboard(
+        sim, path, {"INBOUND_POLL_S": "0.3"}, people={"bob": "supervisor", "alice": "manager"}
+    )
 
 
 def truth(sim) -> dict:

@@ -1,6 +1,7 @@
 """Every page and socket the URL conf has, as concrete paths, so a new one is covered by the
 access, header and bad-input tests without being listed anywhere."""
 
+import inspect
 import re
 from dataclasses import dataclass
 
@@ -77,6 +78,14 @@ class Route:
         if self.path.startswith("/admin/"):
             return MANAGER
         return getattr(self.view, "minimum_role", None)
+
+    @property
+    def code(self):
+        """What answers the page, under its wrappers: the admin's pages of one kind share one
+        ModelAdmin method (or RedirectView) whatever the model, unless its admin has its own."""
+        view = inspect.unwrap(self.view)
+        view = getattr(view, "view_class", view)
+        return getattr(view, "__func__", view)
 
     @property
     def post_only(self):

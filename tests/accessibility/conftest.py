@@ -9,8 +9,9 @@ import re
 
 import pytest
 
+from dashboard.testing.browsers import session_cookies
 from dashboard.testing.links import create_link, token_of
-from dashboard.testing.processes import free_port
+from dashboard.testing.processes import free_port, wait_until
 from dashboard.testing.servers import start_dashboard
 from dashboard.testing.simulator import start_simulator
 
@@ -39,16 +40,10 @@ class Floor:
 
     def context(self, role=None, color_scheme="light", **options):
         """A browser context signed in as `role` (None: signed out; or a username), in the
-        system colour scheme `color_scheme`. The session is signed in through the form over
-        HTTP once per role, not in Chromium: the form's own pages are checked as pages, and
-        a sign-in there cost a context and two page loads (about 2 CPU s) per role."""
+        system colour scheme `color_scheme`. The session is signed in over HTTP once per
+        role, not in Chromium (the form's own pages are checked as pages)."""
         if role and role not in self.states:
-            client = self.server.signed_in_client(ROLES.get(role, role))
-            client.close()
-            self.states[role] = [
-                {"name": k, "value": v, "url": self.url, "httpOnly": k == "sessionid"}
-                for k, v in client.cookies.items()
-            ]
+            self.states[role] = session_cookies(self.server, ROLES.get(role, role))
         context = self.browser.new_context(
             viewport=options.pop("viewport", {"width": 1600, "height": 1000}),
             color_scheme=color_scheme,
@@ -105,20 +100,18 @@ def kiosk(a11y_floor):
 
 @pytest.fixture(scope="module")
 def ids(a11y_floor):
-    """A campaign's, an agent's and a call's id, as the pages link to them."""
+    """A campaign's, an agent's and a call's id, as the pages link to them (the live view is
+    served with the calls it knows: no browser page is loaded for them)."""
     client = a11y_floor.server.signed_in_client(ROLES["manager"])
     try:
         campaigns = re.findall(r'href="/campaigns/([^"/]+)/"', client.get("/campaigns/").text)
+        calls = wait_until(
+            lambda: re.findall(r'href="/calls/([^"/]+)/"', client.get("/").text),
+            30,
+            "a call on the live view",
+            interval=0.5,
+        )
     finally:
         client.close()
     agent = a11y_floor.sim.agents()[0]["agentId"]
-    context = a11y_floor.context("supervisor")
-    try:
-        page = context.new_page()
-        page.goto(a11y_floor.url + "/")
-        link = page.locator('#calls-list a[href^="/calls/"]').first
-        link.wait_for(timeout=30_000)
-        call = link.get_attribute("href").strip("/").rsplit("/", 1)[1]
-    finally:
-        context.close()
-    return {"campaign": campaigns[0], "agent": agent, "call": call}
+    return {"campaign": campaigns[0], "agent": agent, "call": calls[0]}

@@ -6,31 +6,39 @@ calls, and a voicemail message with its transcript."""
 import pytest
 
 from dashboard.testing.axe import assert_no_violations
-from dashboard.testing.browsers import sign_in
-from dashboard.testing.inbound import truth
+from dashboard.testing.browsers import session_cookies
+from dashboard.testing.inbound import inbound_dashboard, truth
 from dashboard.testing.links import create_link
+from dashboard.testing.simulator import start_simulator
 
 
-@pytest.fixture
-def busy(served):
-    sim, server = served
-    sim.control("inbound-calls", queue="Billing", calls=[{"wait_s": 30, "outcome": "answered"}])
-    sim.control(
-        "inbound-calls", queue="Customer Service", calls=[{"wait_s": 3, "outcome": "answered"}]
-    )
-    sim.control("inbound-schedule", schedule="Sales hours", open=False)
-    sim.control("queue-load", queue="Sales", waiting=2, longest_wait_s=30)
-    sim.control("voicemail", queue="Billing", transcript="Please call me back.")
-    return sim, server
+@pytest.fixture(scope="module")
+def busy(tmp_path_factory):
+    """One tenant and dashboard for the module: neither test changes what the other checks."""
+    sim = start_simulator("--faults", "--seed", "7")
+    server = None
+    try:
+        server = inbound_dashboard(sim, tmp_path_factory.mktemp("inbound-a11y"))
+        for queue, wait_s in (("Billing", 30), ("Customer Service", 3)):
+            calls = [{"wait_s": wait_s, "outcome": "answered"}]
+            sim.control("inbound-calls", queue=queue, calls=calls)
+        sim.control("inbound-schedule", schedule="Sales hours", open=False)
+        sim.control("queue-load", queue="Sales", waiting=2, longest_wait_s=30)
+        sim.control("voicemail", queue="Billing", transcript="Please call me back.")
+        yield sim, server
+    finally:
+        if server:
+            server.stop()
+        sim.stop()
 
 
 def test_the_inbound_pages_have_no_wcag_violation(busy, browser):
     sim, server = busy
     sales = next(q["id"] for q in truth(sim)["queues"] if q["name"] == "Sales")
     context = browser.new_context(viewport={"width": 1300, "height": 900})
+    context.add_cookies(session_cookies(server, "bob"))
     try:
         page = context.new_page()
-        sign_in(page, server, "bob")
         for name, path, ready in (
             ("queues", "/queues/", "#queues-table .sl[data-meets=no]"),
             ("queue", f"/queues/{sales}/", "#queue-body .badge-closed-calls"),
