@@ -104,7 +104,7 @@ def started(simulator, redis_url, database_url, ports, settings=None):
     )
     workers = [f"http://127.0.0.1:{port}" for port in ports]
     try:
-        wait_until(lambda: all(ready(url) for url in workers), 30, "both workers ready")
+        wait_until(lambda: all(ready(url) for url in workers), 60, "both workers ready")
     except AssertionError:
         for process in processes.values():
             process.stop()
