@@ -260,15 +260,14 @@ def _latest(pulled: int, live: int | None) -> int:
 NOT_LISTED = ("group_name", "schedule_name", "to_voicemail", "sl_offered")
 
 
-def queue_row(queue: up.InboundQueue, figures, schedule, live, agents, day: Day, now) -> dict:
-    """One queue's row as the pages show it (its ring group's members: ring.py)."""
+def queue_row(queue: up.InboundQueue, figures, schedule, live, available, day: Day, now) -> dict:
+    """One queue's row as the pages show it, with `available`, its ring group's agents
+    available (ring.py keeps the count, and the members)."""
     is_open = schedule.open_now if schedule else True
     sl_counters = day.open_totals(queue.id)
     sl = service_level(*_sl_args(sl_counters))
     waiting = live.waiting if live else 0
     today = live if live and live.at >= datetime.fromisoformat(day.data["day"]) else None
-    on_floor = (agents.get(x) for x in queue.agent_ids)
-    available = sum(a is not None and a.status == "available" for a in on_floor)
     closed_calls = not is_open and (
         waiting > 0 or now.timestamp() - day.closed_calls_at(queue.id) < CLOSED_CALLS_FOR_S
     )
@@ -455,6 +454,7 @@ class InboundBoard:
         pages, pushed, and its figures handed to the live feed."""
         now = datetime.now(UTC)
         q_note, s_note, v_note = notes
+        await self.rings.write(queues, self.state.agents)
         rows = []
         for queue, (figures, note) in zip(queues, pulled, strict=True):
             if figures is None:
@@ -462,8 +462,8 @@ class InboundBoard:
                 continue
             schedule = by_schedule.get(queue.schedule_id or "")
             live = self.state.queues.get(queue.id)
-            rows.append(queue_row(queue, figures, schedule, live, self.state.agents, day, now))
-            await asyncio.sleep(0)  # a ring group counts thousands of agents on a large floor
+            available = self.rings.available.get(queue.id, 0)
+            rows.append(queue_row(queue, figures, schedule, live, available, day, now))
         names = {q.id: q.name for q in queues}
         listed = [{k: v for k, v in r.items() if k not in NOT_LISTED} for r in rows]
         shown = (listed, q_note, s_note)
@@ -484,7 +484,6 @@ class InboundBoard:
             "voicemail": voicemail,
             "notes": {"queues": q_note, "schedules": s_note, "voicemail": v_note},
         }
-        await self.rings.write(queues, self.state.agents)
         await cache.aset(BOARD_KEY, board, None)
         if self.on_figures and "queues" in self.absent:  # the live view as without queues
             self.on_figures({"inbound": None})

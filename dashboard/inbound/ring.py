@@ -36,12 +36,14 @@ def members(queue_id: str) -> list[dict]:
 
 
 class Rings:
-    """The board's side: what it last wrote, to write only what changed."""
+    """The board's side: what it last wrote, to write only what changed, and each ring
+    group's count of agents available as written, kept as they change."""
 
     def __init__(self):
         self.rings: dict[str, tuple[str, ...]] = {}  # queue id -> its agent ids, as written
-        self.members: set[str] = set()  # the ring groups' agents
+        self.members: dict[str, list[str]] = {}  # agent id -> the queues whose ring lists it
         self.written: dict[str, tuple[str, str]] = {}  # agent id -> (name, status), as written
+        self.available: dict[str, int] = {}  # queue id -> its members available, as written
         self.moved: set[str] = set()  # members whose entry may be behind
         self.whole = True  # write every entry again
 
@@ -61,8 +63,11 @@ class Rings:
         whole = self.whole or rings != self.rings
         moved, self.moved, self.whole = self.moved, set(), False
         if whole:
-            self.members = {a for ids in rings.values() for a in ids}
-            moved = self.members | self.written.keys()
+            self.members = {}
+            for queue_id, ids in rings.items():
+                for agent_id in ids:  # as often as the ring lists it, as it is counted
+                    self.members.setdefault(agent_id, []).append(queue_id)
+            moved = self.members.keys() | self.written.keys()
         keep = {ring_key(q): ids for q, ids in rings.items()} if whole else {}
         drop = [ring_key(q) for q in self.rings.keys() - rings.keys()]
         shown = {}
@@ -80,11 +85,21 @@ class Rings:
             self.whole = True  # what the cache holds is unknown: all of it at the next redraw
             raise
         self.rings = rings
+        if whole:
+            self.available = dict.fromkeys(rings, 0)
         for agent_id, now in shown.items():
+            before = None if whole else self.written.get(agent_id)
             if now:
                 self.written[agent_id] = now
             else:
                 self.written.pop(agent_id, None)
+            more = _available(now) - _available(before)
+            for queue_id in self.members.get(agent_id, ()) if more else ():
+                self.available[queue_id] += more
+
+
+def _available(shown: tuple[str, str] | None) -> int:
+    return 1 if shown and shown[1] == "available" else 0
 
 
 def store(keep: dict, drop: list[str]):
