@@ -39,6 +39,7 @@ from dashboard.upstream.errors import NotOffered
 
 from .handled import ahandled, without
 from .models import COUNTERS, QueueBaseline, QueueSlot, add_grown
+from .ring import Rings
 from .words import hours_text
 
 log = logging.getLogger("dashboard.inbound.board")
@@ -256,17 +257,17 @@ def _latest(pulled: int, live: int | None) -> int:
 
 # What a queue's row holds that the queues list does not show: its freshness ("Last
 # change") moves only with what the list shows.
-NOT_LISTED = ("members", "group_name", "schedule_name", "to_voicemail", "sl_offered")
+NOT_LISTED = ("group_name", "schedule_name", "to_voicemail", "sl_offered")
 
 
-def queue_row(queue: up.InboundQueue, figures, schedule, live, agents, day: Day, now) -> dict:
-    """One queue's row as the pages show it."""
+def queue_row(queue: up.InboundQueue, figures, schedule, live, available, day: Day, now) -> dict:
+    """One queue's row as the pages show it, with `available`, its ring group's agents
+    available (ring.py keeps the count, and the members)."""
     is_open = schedule.open_now if schedule else True
     sl_counters = day.open_totals(queue.id)
     sl = service_level(*_sl_args(sl_counters))
     waiting = live.waiting if live else 0
     today = live if live and live.at >= datetime.fromisoformat(day.data["day"]) else None
-    members = [a for a in (agents.get(x) for x in queue.agent_ids) if a is not None]
     closed_calls = not is_open and (
         waiting > 0 or now.timestamp() - day.closed_calls_at(queue.id) < CLOSED_CALLS_FOR_S
     )
@@ -276,14 +277,13 @@ def queue_row(queue: up.InboundQueue, figures, schedule, live, agents, day: Day,
         "target_s": queue.target_s,
         "goal_pct": queue.goal_pct,
         "group_name": queue.group_name,
-        "members": [{"id": a.agent_id, "name": a.name, "status": a.status} for a in members],
         "open": is_open,
         "opens_at": schedule.next_change_at if schedule and not is_open else None,
         "holiday": schedule.holiday if schedule else None,
         "schedule_name": schedule.name if schedule else "",
         "waiting": waiting,
         "longest_wait_s": max(live.longest_wait_s if live else 0, figures.longest_wait_s),
-        "ring_available": sum(a.status == "available" for a in members),
+        "ring_available": available,
         "ring_size": len(queue.agent_ids),
         "offered": _latest(figures.offered, today and today.offered),
         "answered": _latest(figures.answered, today and today.answered),
@@ -341,7 +341,7 @@ class InboundBoard:
         self.noticed = False  # a voicemail event came: read the service at once
         self.last: tuple | None = None  # the last pass's reads, for `compose`
         self.drawn_at = 0.0  # when events last redrew the board
-        self.members: set[str] = set()  # the ring groups' agents
+        self.rings = Rings()  # the ring groups' members, for the queue pages
         self.shown: tuple | None = None  # what the queues list last showed, and since when
         self.changed_at: datetime | None = None
         self.closed_calls: dict[str, float] = {}  # queue id -> when a call last reached it closed
@@ -351,16 +351,18 @@ class InboundBoard:
         self.noticed = True
         self.woken.set()
 
-    # The bridge's sink: events that move a queue's row or its ring group's agents redraw
-    # the board from the last pass, without reading the service again.
+    # The bridge's sink: events that move a queue's row or its ring group's agents (a
+    # member's name or status) redraw the board from the last pass, without reading the
+    # service again.
     def event(self, event):
         body = event.body
         if isinstance(body, c.QueueStats) or (
-            isinstance(body, c.AgentChanged) and body.agent.agent_id in self.members
+            isinstance(body, c.AgentChanged) and self.rings.changed(body.agent)
         ):
             self.woken.set()
 
     def snapshot(self, agents, calls):
+        self.rings.whole = True  # members may have left the floor
         self.woken.set()
 
     def status(self, state, reason=""):
@@ -437,7 +439,6 @@ class InboundBoard:
                 day.add(figures, schedule.open_now if schedule else True, now)
         if day.grown or day.based:
             await database_sync_to_async(store_grown)(day.grown, day.based)
-        self.members = {a for q in queues for a in q.agent_ids}
         if queues:
             levels = await database_sync_to_async(chart_levels)(
                 since, day.data["slots"], day.slots_since()
@@ -453,6 +454,7 @@ class InboundBoard:
         pages, pushed, and its figures handed to the live feed."""
         now = datetime.now(UTC)
         q_note, s_note, v_note = notes
+        await self.rings.write(queues, self.state.agents)
         rows = []
         for queue, (figures, note) in zip(queues, pulled, strict=True):
             if figures is None:
@@ -460,8 +462,8 @@ class InboundBoard:
                 continue
             schedule = by_schedule.get(queue.schedule_id or "")
             live = self.state.queues.get(queue.id)
-            rows.append(queue_row(queue, figures, schedule, live, self.state.agents, day, now))
-            await asyncio.sleep(0)  # a ring group lists thousands of agents on a large floor
+            available = self.rings.available.get(queue.id, 0)
+            rows.append(queue_row(queue, figures, schedule, live, available, day, now))
         names = {q.id: q.name for q in queues}
         listed = [{k: v for k, v in r.items() if k not in NOT_LISTED} for r in rows]
         shown = (listed, q_note, s_note)

@@ -1,11 +1,12 @@
 """What the inbound pages show, read from the board the bridge keeps in the cache
-(board.py): the queues, one queue's day and ring group, and the voicemail backlog. The
-views and the pushes render the same contexts."""
+(board.py): the queues, one queue's day and ring group (its members apart: ring.py), and
+the voicemail backlog. The views and the pushes render the same contexts."""
 
 from django.core.cache import cache
 
 from dashboard.shared.figures import explain
 
+from . import ring
 from .board import BOARD_KEY
 from .handled import handled, next_version, without
 from .words import hours_text, minutes
@@ -55,7 +56,7 @@ def queue_context(queue_id: str) -> dict:
         "row": shown(row) if row else None,
         "slots": b["slots"].get(queue_id, []),
         "before": b.get("before", {}).get(queue_id),
-        "members": row.get("members", []) if row else [],
+        "members": ring.members(queue_id) if row else [],
         "notes": b["notes"],
         "at": b["at"],
     }

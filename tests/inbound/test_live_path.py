@@ -1,5 +1,6 @@
 """Between two reads of the service, the inbound side moves with the events: a queue's
-queue.stats counts move its row on /queues/ and on the live view, and a voicemail.received
+queue.stats counts move its row on /queues/ and on the live view, a ring group's agent's
+changes its page (open or loaded) and its count of agents available, and a voicemail.received
 event brings the new message in at once. The dashboard here reads the service only every
 ten minutes, so what moves can only have come from the events."""
 
@@ -9,6 +10,7 @@ import pytest
 
 from dashboard.testing.inbound import csv_rows, truth
 from dashboard.testing.processes import wait_until
+from dashboard.testing.raw_socket import RawSocket, Reading
 from dashboard.testing.servers import start_dashboard
 
 CALLS = [{"wait_s": w, "outcome": "answered"} for w in (5, 15)] + [
@@ -72,3 +74,45 @@ def test_a_ring_group_agents_status_moves_on_the_queues_page_between_reads(slow)
     for status in ("paused", "offline"):
         sim.control("agent-status", agent_id=agent_id, status=status)
         wait_until(lambda s=status: status_shown() == s, 30, f"{agent_id} shown {status}")
+
+
+def test_an_open_queue_page_is_pushed_its_ring_groups_changes(slow):
+    sim, server = slow
+    sim.control("pause")  # the floor moves only as this test moves it
+    client = server.signed_in_client("bob")
+    billing = next(q for q in truth(sim)["queues"] if q["name"] == "Billing")
+    agent_id = billing["ring_group"]["agent_ids"][0]
+    member = re.compile(
+        rf'href="/agents/{re.escape(agent_id)}/"><bdi>([^<]*)</bdi></a> '
+        r'<span class="status" data-status="([a-z_]+)"'
+    )
+    wait_until(lambda: csv_rows(client, "/queues/"), 30, "the queues read")
+
+    def pushed():  # the member as the last body pushed to the page shows it
+        bodies = [t for _, t in reading.frames if 'id="queue-body"' in t]
+        found = bodies and member.search(bodies[-1])
+        return found and found.groups()
+
+    def available():  # the queues list's count, and the simulator's
+        row = next(r for r in csv_rows(client, "/queues/") if r["Queue"] == "Billing")
+        ids = set(billing["ring_group"]["agent_ids"])
+        counted = sum(a["agentId"] in ids and a["status"] == "available" for a in sim.agents())
+        return int(row["Ring group agents available"]), counted
+
+    cookie = ["Cookie: " + server.session_cookie("bob")]
+    reading = Reading(RawSocket(server.url, f"/ws/queues/{billing['id']}/", cookie))
+    try:
+        for name, status in [
+            ("Ana Example", "available"),
+            ("Ana Example", "paused"),
+            ("Bo", "offline"),
+        ]:
+            sim.control("agent-status", agent_id=agent_id, status=status, name=name)
+            wait_until(lambda s=(name, status): pushed() == s, 30, f"{name} {status} pushed")
+            shown, counted = available()  # the board the push was rendered from
+            assert shown == counted
+            page = client.get(f"/queues/{billing['id']}/").text
+            assert member.search(page).groups() == (name, status)
+    finally:
+        reading.ws.close()
+        reading.stop()
