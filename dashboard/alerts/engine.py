@@ -52,6 +52,8 @@ from .models import (
 
 RAISED, ESCALATED, CLEARED = "raised", "escalated", "cleared"
 CHANGED = "changed"  # a group's members changed, its level did not
+# Subjects stepped between two turns of the event loop: some 5 ms of a rule about agents.
+SLICE = 1000
 
 
 @dataclass(frozen=True)
@@ -180,12 +182,14 @@ class Group:
 
 
 def team_sizes(floor: Floor) -> dict[str, int]:
-    """Each group subject's agents on the floor now (not offline)."""
-    teams: dict[str, int] = {}
-    for a in floor.state.agents.values():
-        if a.status != "offline":
-            teams[a.team or ""] = teams.get(a.team or "", 0) + 1
-    return {group_subject(team): n for team, n in teams.items()}
+    """Each group subject's agents on the floor now (not offline), from the state's
+    running counts by team (tally.py) rather than a walk of every agent."""
+    tally, sizes = floor.state.tally, {}
+    for team, counts in tally.by_team.items():
+        subject = group_subject(team or "")
+        on_floor = tally.team_size[team] - counts.get("offline", 0)
+        sizes[subject] = sizes.get(subject, 0) + on_floor
+    return sizes
 
 
 def group_subject(team: str) -> str:
@@ -367,19 +371,28 @@ class Engine:
         return [t for found in self.evaluating(floor, now) for t in found]
 
     def evaluating(self, floor: Floor, now: datetime):
-        """`evaluate`, a rule at a time: yields each rule's transitions. The watch lets the
-        event loop run between rules (a rule about agents reads thousands of them on a
-        large floor); the engine is used by that one task only."""
+        """`evaluate`, a slice at a time: yields each rule's transitions once it is done,
+        and an empty slice after its readings and after every SLICE of its subjects. The
+        watch lets the event loop run between slices (a rule about agents reads and steps
+        thousands of them on a large floor, tens of ms at once); the readings are taken at
+        once, so what the loop changes meanwhile waits for the next evaluation, and the
+        engine is used by that one task only."""
         seen = {}
         sizes = None  # each team's agents on the floor, counted once for the grouped rules
+        followed: dict[int, set[str]] = {}  # each rule's subjects with a tracker, read once
+        for rule_id, subject in self.trackers:
+            followed.setdefault(rule_id, set()).add(subject)
         for rule in self.rules.values():
             seen[rule.id] = readings(rule, floor, now)
+            yield []
             found = {r.subject: r for r in seen[rule.id]}
-            subjects = set(found) | {s for (rid, s) in self.trackers if rid == rule.id}
+            subjects = found.keys() | followed.get(rule.id, set())
             # A group's member leaves as soon as it is back to normal; the group waits.
             each = replace(rule, clear_s=0) if rule.grouped else rule
             changes = []
-            for subject in subjects:
+            for n, subject in enumerate(subjects, 1):
+                if n % SLICE == 0:
+                    yield []
                 key = (rule.id, subject)
                 tracker = self.trackers.get(key)
                 reading = found.get(subject)
@@ -394,18 +407,20 @@ class Engine:
                     del self.trackers[key]
             if rule.grouped:
                 sizes = team_sizes(floor) if sizes is None else sizes
-                yield self._group(rule, sizes, changes, now)
+                yield self._group(rule, sizes, subjects, changes, now)
             else:
                 yield changes
         self.last = (now, seen)
 
-    def _group(self, rule: RuleSpec, sizes: dict, changes, now) -> list[Transition]:
+    def _group(self, rule: RuleSpec, sizes: dict, agents, changes, now) -> list[Transition]:
         """A grouped rule's per-team alerts, from its agents' trackers after this pass's
-        `changes` (which stay inside the engine); `sizes`: each group's agents on the
+        `changes` (which stay inside the engine); `agents`: the subjects it stepped (every
+        one with a tracker of the rule among them); `sizes`: each group's agents on the
         floor (`team_sizes`)."""
         teams: dict[str, list] = {}  # group subject -> [(value, agent id, name, level, team)]
-        for (rule_id, subject), tracker in self.trackers.items():
-            if rule_id != rule.id or tracker.level is None or tracker.reading is None:
+        for subject in agents:
+            tracker = self.trackers.get((rule.id, subject))
+            if tracker is None or tracker.level is None or tracker.reading is None:
                 continue
             r = tracker.reading
             teams.setdefault(group_subject(r.team), []).append(

@@ -179,7 +179,7 @@ class AlertWatch:
         evaluated = []
         for found in self.engine.evaluating(self.floor(), now()):
             evaluated += found
-            await asyncio.sleep(0)  # the feed's events are applied between rules
+            await asyncio.sleep(0)  # the feed's events are applied between slices
         metrics.alerts_evaluated(evaluated)
         transitions = self.unwritten + evaluated  # the engine has moved on: write them first
         if not transitions:

@@ -58,7 +58,8 @@ class Publisher:
             self._sets_at = time.monotonic()
             sets = await sync_to_async(cache.get, thread_sensitive=False)(TEAM_SETS_KEY)
             view.team_sets = scope.in_use(sets)
-        parts = view.render_changes(changes)
+        rows = await view.render_rows() if changes.full else None  # the loop free between
+        parts = view.render_changes(changes, rows)
         self.version += 1
         tiles = view.teams.to_write()  # the whole view in the cache, its tiles by team
         keep = snapshot.entries(self.version, view.view_parts(), tiles, view.teams.html)

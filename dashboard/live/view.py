@@ -12,6 +12,8 @@ import time
 
 from django.utils.html import format_html
 
+from dashboard.shared.aio import turn
+
 from . import team_tiles
 from .audiences import kpis_part
 from .changed import render_changed
@@ -27,6 +29,10 @@ KPI_EVERY_S = 0.25
 # whole floor's (every KPI_EVERY_S) on a small floor, less often where they are many on a
 # large one (100 sets at 10,000 agents take some 40 ms each time on a quiet core).
 STRIPS_SHARE = 0.1
+# Rows rendered between two turns of the event loop when the whole view is drawn again (a
+# snapshot at 10,000 agents: their tiles and thousands of calls' rows, half a second at once):
+# a call's row takes some 70 us, an agent's tile 30.
+ROWS_SLICE = 100
 
 
 class StripPace:
@@ -65,19 +71,21 @@ class FloorView:
         self.kpis_due: float | None = None  # a KPI change waits for its turn until then
         self.strips = StripPace()  # how often the team sets' strips are rendered
 
-    def render_changes(self, changes: Changes) -> dict[str, str]:
+    def render_changes(self, changes: Changes, rows: tuple | None = None) -> dict[str, str]:
         """Render what changed once, into the fragments kept for the full view. Returns the
-        parts to push ("" where nothing changed), or the full view's when everything did."""
+        parts to push ("" where nothing changed), or the full view's when everything did:
+        with `rows` (`render_rows`) as its agents' tiles and calls' rows, if given."""
         state = self.inbox.state
         stamps = self.inbox.stamps
         self.render.campaigns = self.inbox.campaign_names
         agents, calls, queues = [], [], []
         if changes.full:
-            self.agent_html = {
-                a: self.render.agent(state, x, stamps.get(a)) for a, x in state.agents.items()
-            }
-            self.teams.reset(self.agent_html, {a: x.team for a, x in state.agents.items()})
-            self.call_html = {k: self.render.call(state, x) for k, x in state.calls.items()}
+            self.agent_html, self.call_html = rows or (
+                {a: self.render.agent(state, x, stamps.get(a)) for a, x in state.agents.items()},
+                {k: self.render.call(state, x) for k, x in state.calls.items()},
+            )
+            teams = {a: x.team for a, x in state.agents.items() if a in self.agent_html}
+            self.teams.reset(self.agent_html, teams)
             self.queue_html = {
                 k: self.render.queue(x, self.queue_plan(k)) for k, x in state.queues.items()
             }
@@ -117,6 +125,16 @@ class FloorView:
         }
         parts["status"] = self.status_part(any(parts.values()))
         return parts
+
+    async def render_rows(self) -> tuple[dict[str, str], dict[str, str]]:
+        """Every agent's tile and every call's row, for a whole view, ROWS_SLICE at a time
+        with the event loop free between: what changes meanwhile is in the next push's
+        changes, and drawn again there."""
+        state, stamps = self.inbox.state, self.inbox.stamps
+        self.render.campaigns = self.inbox.campaign_names
+        agents = await sliced(state.agents, lambda a, x: self.render.agent(state, x, stamps.get(a)))
+        calls = await sliced(state.calls, lambda _, x: self.render.call(state, x))
+        return agents, calls
 
     def tiles(self, changes: Changes) -> dict[str, str]:
         """The changed agents' tiles as just rendered (every agent's when all changed)."""
@@ -219,6 +237,16 @@ class FloorView:
             "changed": self.changed_html,
             "status": self.upstream_html(),
         }
+
+
+async def sliced(rows: dict, render) -> dict[str, str]:
+    """`render(key, row)` of each of `rows`, ROWS_SLICE at a time, a turn of the loop between."""
+    items, out = list(rows.items()), {}
+    for at in range(0, len(items), ROWS_SLICE):
+        began = time.thread_time()
+        out.update((key, render(key, row)) for key, row in items[at : at + ROWS_SLICE])
+        await turn(began)
+    return out
 
 
 def floor_parts(agents: dict, calls: dict, queues: dict) -> dict[str, str]:

@@ -10,6 +10,7 @@ from dashboard.alerts.engine import (
     CLEARED,
     ESCALATED,
     RAISED,
+    SLICE,
     Engine,
     Floor,
     RuleSpec,
@@ -240,17 +241,23 @@ def test_a_floor_of_ten_thousand_agents_is_read_again_without_working_out_their_
     assert url.cache_info().misses == worked_out
 
 
-def test_an_evaluation_goes_a_rule_at_a_time_and_ends_where_a_whole_one_would():
-    """The watch lets the event loop run between rules: each rule's transitions come on
-    their own, and the due moments after it are those of a whole evaluation."""
+def test_an_evaluation_goes_a_slice_at_a_time_and_ends_where_a_whole_one_would():
+    """The watch lets the event loop run between slices: after each rule's readings and
+    every SLICE of its subjects. Each rule's transitions come with its last slice, and they
+    and the due moments after are those of a whole evaluation."""
     events = Events()
-    floor = floor_with(events.agent(0, "a1", "wrap_up"), events.agent(0, "a2", "paused"))
+    floor = floor_with(
+        *(events.agent(0, f"a{n}", "wrap_up", team=f"T{n % 2}") for n in range(2 * SLICE)),
+        events.agent(0, "p1", "paused"),
+    )
     rules = [
         RuleSpec(1, "Wrap-up", Metric.WRAP_UP, warn=60),
         RuleSpec(2, "Paused", Metric.PAUSED, warn=600),
     ]
     sliced, whole = Engine(rules), Engine(rules)
-    wrap_up, paused = sliced.evaluating(floor, at(61))
-    assert [t.kind for t in wrap_up] == [RAISED] and paused == []
-    assert [t.kind for t in whole.evaluate(floor, at(61))] == [RAISED]
+    slices = list(sliced.evaluating(floor, at(61)))
+    assert [[(t.kind, t.subject) for t in found] for found in slices] == [
+        [], [], [], [(RAISED, "team:T0"), (RAISED, "team:T1")], [], []
+    ]  # fmt: skip
+    assert [t.kind for t in whole.evaluate(floor, at(61))] == [RAISED, RAISED]
     assert sliced.next_due(floor, at(61)) == whole.next_due(floor, at(61)) == at(600)

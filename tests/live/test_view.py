@@ -2,6 +2,7 @@
 whole view kept beside them, and a subscriber's parts asked for only when they may have
 changed (no loop, no cache, no layer)."""
 
+import asyncio
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from dashboard.live.inbox import Inbox
 from dashboard.live.state import LiveState
 from dashboard.live.subscribers import Subscriber
-from dashboard.live.view import FloorView
+from dashboard.live.view import ROWS_SLICE, FloorView
 from dashboard.testing.feeds import T0, Events
 from dashboard.upstream import contract as c
 
@@ -100,3 +101,34 @@ def test_each_teams_part_holds_its_agents_current_tiles_after_changes_and_moves(
         joined = view.teams.html[team]
         assert sorted(t for t in expected if t in joined) == expected
         assert len(joined) == sum(map(len, expected))
+
+
+async def test_a_whole_view_drawn_a_slice_at_a_time_is_current_after_the_next_push():
+    """A whole view's rows are drawn ROWS_SLICE at a time, the event loop free between:
+    what changes meanwhile (an agent already drawn and one not yet, a call ended and one
+    started) shows as it is after the next push, in the tiles, the calls and the teams."""
+    events = Events()
+    inbox = Inbox(LiveState(ZoneInfo("UTC")))
+    n = 3 * ROWS_SLICE
+    agents = [c.Agent(f"a{i}", f"Agent {i}", "Sales", "available", T0, None) for i in range(n)]
+    inbox.snapshot(agents, [])
+    inbox.event(events.started(0, "k1", "a1"))
+    view = FloorView(inbox, heartbeat=60)
+    whole = inbox.take()
+    drawing = asyncio.ensure_future(view.render_rows())
+    await asyncio.sleep(0)  # its first slice
+    inbox.event(events.agent(1, "a2", "paused", name="Agent 2"))
+    inbox.event(events.agent(1, f"a{n - 1}", "paused", name="The last"))
+    inbox.event(events.ended(2, "k1", 2))
+    inbox.event(events.started(2, "k2", "a3"))
+    rows = await drawing
+    assert 'data-state="available"' in rows[0]["a2"]  # drawn before it changed
+    view.render_changes(whole, rows)
+    view.render_changes(inbox.take())
+    state, draw = inbox.state, view.render
+    assert view.agent_html == {
+        a: draw.agent(state, x, inbox.stamps.get(a)) for a, x in state.agents.items()
+    }
+    assert view.call_html == {"k2": draw.call(state, state.calls["k2"])}
+    assert view.teams.html["Sales"] == "".join(view.agent_html.values())
+    assert view.full_parts()["agents"].count('data-state="paused"') == 2
