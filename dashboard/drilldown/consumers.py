@@ -21,13 +21,15 @@ class AgentConsumer(PushConsumer):
 
     async def connect(self):
         self.agent_id = self.scope["url_route"]["kwargs"]["agent_id"]
+        # Only a page rendered while today filled holds the element REFRESH replaces.
+        self.refresh_due = b"filling=1" in self.scope.get("query_string", b"")
         await super().connect()
 
     async def send_snapshot(self):
         await super().send_snapshot()  # the header's freshness
         await self.send_tile()
-        if b"filling=1" in self.scope.get("query_string", b"") and not await still_filling():
-            await self.send(text_data=REFRESH)  # rendered while filling, read since
+        if self.refresh_due and not await still_filling():
+            await self.send_refresh()  # rendered while filling, read since
 
     async def send_tile(self):
         # Not `cache.aget`: that waits in Django's one shared sync thread (see live/publish.py).
@@ -51,4 +53,9 @@ class AgentConsumer(PushConsumer):
 
     async def agent_refresh(self, event):
         """Today read from the service's history: the page fetches its day's figures."""
+        if self.refresh_due:
+            await self.send_refresh()
+
+    async def send_refresh(self):
+        self.refresh_due = False  # once: the page then holds today's figures
         await self.send(text_data=REFRESH)

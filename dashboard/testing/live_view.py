@@ -90,6 +90,14 @@ class LiveSocket:
         self.messages.append(message)
         return message
 
+    def drain(self, quiet=1.0) -> list[str]:
+        """Every message so far: those received, and those that come until none has for
+        `quiet` s."""
+        with suppress(TimeoutError):
+            while True:
+                self.receive(timeout=quiet)
+        return self.messages
+
     def read_until(self, check, timeout=30.0) -> View:
         """Read pushes until the view so far satisfies `check`."""
         deadline = time.monotonic() + timeout

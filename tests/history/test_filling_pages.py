@@ -114,6 +114,8 @@ def test_pages_say_what_is_filling_until_its_days_are_read(held_fill, page):
 
     # Today let go, the past weeks still held: today is whole, its comparisons say what
     # they wait for.
+    # A socket of a page rendered with today read (not `filling=1`): never told to refresh.
+    plain = LiveSocket(server, client, f"/ws/agents/{agent_id}/")
     sim.control("history-delay", seconds=3600, for_s=3600, older_than_s=DAYS)
     shown = wait_until(
         lambda: (got := strip(server, client)) and FILLING not in got and got,
@@ -143,6 +145,8 @@ def test_pages_say_what_is_filling_until_its_days_are_read(held_fill, page):
         wait_until(lambda: 'id="drill-refresh"' in socket.receive(), 30, "the refresh")
     finally:
         socket.close()
+    assert not any('id="drill-refresh"' in message for message in plain.drain())
+    plain.close()
     # The intraday charts' lines about last week say what they wait for.
     lines = wait_until(
         lambda: (got := chart_lines(text(client, f"{server.url}/"))) and got,
