@@ -3,11 +3,12 @@ figures again when it is read, without a reload.
 
 A page rendered while today fills holds an empty `#drill-refresh`. When the fill of today
 ends (its progress written for the web processes first), ONE message goes to the agent
-pages' group, and each socket sends its page the same fixed element, `REFRESH`, nothing
+pages' group, and each socket of such a page (its URL says `filling=1`) sends it the same
+fixed element, `REFRESH`, once, nothing
 rendered per page: on arriving it fetches the page it is in and takes from it the panels of
 today's figures (htmx `hx-select-oob`). Each page asks for its own agent's figures once, as
 a reload would, and a note being typed stays as it is. A page rendered while filling whose
-socket connects after the fill ended (its URL says `filling=1`) is sent it on connecting."""
+socket connects after the fill ended is sent it on connecting."""
 
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
