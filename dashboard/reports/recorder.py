@@ -124,7 +124,8 @@ class Recorder:
         """Counters another writer has already added to FloorSlot (the service's history):
         taken into the state and counted as written on the next pass; `last_week`: the
         comparison day was filled, so it is loaded again."""
-        self.arrived.append(stored)
+        if stored or last_week:  # else nothing to take in, nor wait for (`Backfill.filled`)
+            self.arrived.append(stored)
         if last_week:
             self.compared_day = None
 

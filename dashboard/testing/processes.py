@@ -11,6 +11,7 @@ these, never `subprocess` or `time.sleep` (tests/test_test_style.py).
 import asyncio
 import contextlib
 import inspect
+import itertools
 import json
 import os
 import random
@@ -120,18 +121,19 @@ def last_line(result: subprocess.CompletedProcess) -> str:
 
 
 PORTS = range(20000, 32000)  # below Linux's ephemeral ports (32768-60999)
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+_SHARE = len(PORTS) // 8
+_FIRST = PORTS.start + _SHARE * (int(_WORKER) % 8 if _WORKER.isdigit() else 0)
+_turns = itertools.count(random.randrange(_SHARE))  # from anywhere in the share, then on
 
 
 def free_port() -> int:
-    """A port nothing listens on now, from a share of `PORTS` of this test worker's own:
-    outside the ephemeral range, where the kernel's pick for any outgoing connection (a
-    browser's, a client's) could take it before the server binds it, and apart from the
-    other workers' picks."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
-    share = len(PORTS) // 8
-    start = PORTS.start + share * (int(worker) % 8 if worker.isdigit() else 0)
+    """A port nothing listens on now, from a share of `PORTS` of this test worker's own,
+    taken in turn (two picks before either is bound never meet): outside the ephemeral
+    range, where the kernel's pick for any outgoing connection (a browser's, a client's)
+    could take it before the server binds it, and apart from the other workers' picks."""
     while True:
-        port = random.randrange(start, start + share)
+        port = _FIRST + next(_turns) % _SHARE
         with socket.socket() as s, contextlib.suppress(OSError):
             s.bind(("127.0.0.1", port))
             return port
