@@ -25,9 +25,16 @@ $(VENV)/.installed-test: requirements-dev.lock
 	$(call install,requirements-dev.lock)
 	@touch $@ $(VENV)/.installed-run
 
+# The demo's organisation is where it is late morning now (its simulated tenant's days and
+# busy hours follow that zone): a first look finds a busy floor with a morning behind it,
+# whatever the hour here. A zone or a service of your own (environment or .env) is kept.
+DEMO_ZONE = $(shell python3 -c 'import datetime as d; h = (11 - d.datetime.now(d.timezone.utc).hour + 12) % 24 - 12; print(f"Etc/GMT{-h:+d}")')
+
 run: $(VENV)/.installed-run
 	$(PY) manage.py migrate --noinput -v0
 	$(PY) manage.py demo_user
+	if [ -z "$$TIME_ZONE$$UPSTREAM_BASE_URL" ] && ! grep -qsE '^(TIME_ZONE|UPSTREAM_BASE_URL)=' .env; then \
+	  export TIME_ZONE=$(DEMO_ZONE); echo "  Zone:       $(DEMO_ZONE), where it is late morning now"; fi; \
 	exec $(PY) manage.py serve --port $(PORT)
 
 # Parallel workers, a test module to each (its tests stay together and in order): most of
