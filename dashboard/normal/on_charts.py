@@ -48,10 +48,10 @@ def with_normal(charts: dict, now: datetime) -> dict:
     by_x = {int(at.timestamp()): at for at in normal.slots}
     out = {}
     for chart_id, chart in charts.items():
-        named = [i for i, s in enumerate(chart["series"]) if s.get("figure") in NORMAL_FIGURES]
-        if not named:
+        if not banded(chart):
             out[chart_id] = chart
             continue
+        named = [i for i, s in enumerate(chart["series"]) if s.get("figure") in NORMAL_FIGURES]
         chart = {**chart, "series": list(chart["series"])}
         if weeks < MIN_WEEKS:
             out[chart_id] = {**chart, "note": short_history(weeks)}
