@@ -12,7 +12,7 @@ The clock the feed paces itself by (the KPI strips, the team sets' strips) is th
 simulated one and a strip's cost is its CPU time, so the figures do not depend on the
 machine's load: CPU seconds per 1,000 events, in total (`time.process_time`, every
 thread) and for each step (the CPU time of the thread that ran it, around the functions
-named below). docs/performance.md "Where the floor's time goes" records runs.
+named below). docs/performance.md "Publishing a change at 10,000 agents" records runs.
 """
 
 import argparse
