@@ -22,6 +22,7 @@ import math
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -739,6 +740,26 @@ def merged(values: list):
     return round(statistics.median(numbers), 3) if figure(first) and numbers else first
 
 
+def commit() -> str:
+    """The commit measured, marked when the tree differs from it."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
+    )
+    return head.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
+
+
+def write_latest(path: Path, results: dict, stamp: dict):
+    """latest.json holds the newest figures of every scenario, each stamped with when and on
+    which commit it was measured: a series of some scenarios leaves the others' figures."""
+    latest = json.loads(path.read_text()) if path.exists() else {}
+    latest.pop("runs", None)
+    for name, figures in results.items():
+        if isinstance(figures, dict):
+            latest[name] = {**figures, "measured": stamp}
+    path.write_text(json.dumps(latest, indent=2))
+
+
 def figure(value) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -784,9 +805,9 @@ def main():
         if a.runs > 1:  # each run kept as it ends: a long series is never lost to the last
             (a.out / f"{date}-run{k}.json").write_text(json.dumps(runs[-1], indent=2))
     results = median_of(runs)
-    text = json.dumps(results, indent=2)
-    (a.out / f"{date}.json").write_text(text)
-    (a.out / "latest.json").write_text(text)
+    (a.out / f"{date}.json").write_text(json.dumps(results, indent=2))
+    stamp = {"date": date, "commit": commit(), "runs": a.runs, "load_before": round(load[0], 2)}
+    write_latest(a.out / "latest.json", results, stamp)
     if not a.no_plot:
         plot(results, a.out / f"{date}.png")
     print(table({k: v for k, v in results.items() if k in SCENARIOS}))

@@ -26,11 +26,20 @@ REQUIRED = {
 
 
 def test_it_measures_a_tiny_scenario_end_to_end_and_reports_medians_of_runs(tmp_path):
+    earlier = {"floor": {"p99_ms": 70.0, "measured": {"date": "2026-01-02"}}, "runs": 3}
+    (tmp_path / "latest.json").write_text(json.dumps(earlier))
     run = bench("smoke", tmp_path, "--seconds", "1")  # a shorter window than the scenario's
     files = {p.name: json.loads(p.read_text()) for p in tmp_path.glob("*.json")}
     [dated] = [n for n in files if n.count("-") == 2 and n != "latest.json"]
-    results = files["latest.json"]
-    assert files[dated] == results and "runs" not in results  # one run: its own figures
+    results = files[dated]
+    assert "runs" not in results  # one run: its own figures
+    # latest.json keeps the scenarios this series did not run, and stamps what it ran
+    latest = files["latest.json"]
+    assert latest["floor"] == earlier["floor"] and "runs" not in latest
+    stamp = latest["smoke"].pop("measured")
+    assert latest["smoke"] == results["smoke"]
+    assert stamp["date"] == dated.removesuffix(".json") and stamp["runs"] == 1
+    assert len(stamp["commit"].split("+")[0]) >= 7
     smoke = results["smoke"]
     assert set(smoke) >= REQUIRED
     assert (smoke["agents"], smoke["events_per_s"], smoke["clients"]) == (10, 5, 3)
