@@ -44,3 +44,13 @@ def test_every_compact_template_closes_its_block():
     for path in sorted((ROOT / "templates").rglob("*.html")):
         source = path.read_text()
         assert source.count("{% compact %}") == source.count("{% endcompact %}"), path
+
+
+def test_djlint_is_off_only_at_the_top_of_a_pushed_fragment():
+    """A pushed fragment may be left as written as a whole (pyproject.toml says why); a part
+    of a template that must be sent compact is written formatted inside `{% compact %}`, not
+    kept as one unformatted line."""
+    for path in sorted((ROOT / "templates").rglob("*.html")):
+        source = path.read_text()
+        at_top = source.startswith("{# djlint:off #}")
+        assert source.count("djlint:off") == at_top and "djlint:on" not in source, path

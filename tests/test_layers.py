@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 
 from dashboard.testing.processes import ROOT
+from dashboard.testing.routes import routes
 
 PRODUCT = (
     "shared",
@@ -434,3 +435,26 @@ def test_modules_in_the_browser_import_only_the_rooms_below_them():
                     f"static/js/{stem}.js ({mine}) imports {target} ({script_room(theirs)})"
                 )
     assert imports and wrong == [], "\n".join(wrong)
+
+
+def test_a_room_names_another_rooms_pages_by_their_url_names():
+    """A page's address is its room's to choose (the URL conf says where it is): another room
+    asks `reverse()` for it by name, never writes its path ("/campaigns/") by hand."""
+    owners = {
+        route.path: room_of(route.code.__module__)
+        for route in routes()
+        if re.fullmatch(r"/[a-z-]+/", route.path)
+    }
+    wrong = []
+    for name, path in sorted(modules().items()):
+        mine = room_of(name)
+        if mine not in PRODUCT or mine == "upstream":  # the adapter writes the service's paths
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Constant) and node.value in owners:
+                theirs = owners[node.value]
+                if theirs in PRODUCT and theirs != mine:
+                    wrong.append(
+                        f"{path.relative_to(ROOT)}:{node.lineno} writes {theirs}'s {node.value}"
+                    )
+    assert owners and wrong == [], "\n".join(wrong)

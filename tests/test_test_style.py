@@ -1,8 +1,9 @@
 """The tests start, wait and poll only through the harness (dashboard/testing/): no direct
-`subprocess`, no `time.sleep`, no polling loop written by hand. A child started by hand
-loses its log on failure and can outlive the run; a bare sleep or a hand-made deadline
-assumes how fast the machine is. `processes.run`/`run_manage`/`Process` start children,
-`wait_until`/`await_until` poll, `let_pass`/`each_moment` are time let pass on purpose."""
+`subprocess`, no `time.sleep` or `asyncio.sleep`, no polling loop written by hand. A child
+started by hand loses its log on failure and can outlive the run; a bare sleep or a
+hand-made deadline assumes how fast the machine is. `processes.run`/`run_manage`/`Process`
+start children, `wait_until`/`await_until` poll, `let_pass`/`let_pass_async`/`each_moment`
+are time let pass on purpose, saying why. `asyncio.sleep(0)` only lets the loop run."""
 
 import ast
 from pathlib import Path
@@ -41,6 +42,11 @@ def _name(call: ast.Call) -> str:
     return func.id if isinstance(func, ast.Name) else ""
 
 
+def _yields(call: ast.Call) -> bool:
+    """`asyncio.sleep(0)`: the loop runs what is ready, no time passes on purpose."""
+    return [ast.dump(a) for a in call.args] == [ast.dump(ast.Constant(0))]
+
+
 def _breaks(loop) -> bool:
     return any(isinstance(n, ast.Break | ast.Return) for n in ast.walk(loop))
 
@@ -61,10 +67,12 @@ def findings(source: str) -> list[tuple[int, str]]:
         elif isinstance(node, ast.ImportFrom):
             if node.module == "subprocess":
                 found.append((node.lineno, "subprocess"))
-            if node.module == "time" and any(a.name == "sleep" for a in node.names):
-                found.append((node.lineno, "time.sleep"))
+            if node.module in ("time", "asyncio") and any(a.name == "sleep" for a in node.names):
+                found.append((node.lineno, f"{node.module}.sleep"))
         elif isinstance(node, ast.Call) and _name(node) == "time.sleep":
             found.append((node.lineno, "time.sleep"))
+        elif isinstance(node, ast.Call) and _name(node) == "asyncio.sleep" and not _yields(node):
+            found.append((node.lineno, "asyncio.sleep"))
         elif isinstance(node, ast.While | ast.For | ast.AsyncFor):
             head = [node.test] if isinstance(node, ast.While) else []
             calls = [_name(c).rpartition(".")[2] for c in _calls([*head, *node.body])]
@@ -93,6 +101,9 @@ def test_the_lint_finds_each_pattern():
     waiter = "def wait():\n    wait_until(lambda: done(), 5)\n"
     assert [what for _, what in findings("import subprocess\n")] == ["subprocess"]
     assert [what for _, what in findings("from time import sleep\n")] == ["time.sleep"]
+    assert [what for _, what in findings("from asyncio import sleep\n")] == ["asyncio.sleep"]
+    assert [what for _, what in findings("await asyncio.sleep(1.7)\n")] == ["asyncio.sleep"]
+    assert findings("await asyncio.sleep(0)\n") == []
     assert ("polling loop") in {what for _, what in findings(poll)}
     assert [what for _, what in findings(deadline)] == ["polling loop"]
     assert ("polling loop") in {what for _, what in findings(retry)}

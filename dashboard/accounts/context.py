@@ -2,22 +2,23 @@
 person's theme and saved views."""
 
 from django.conf import settings
+from django.urls import reverse
 
 from .models import SYSTEM, THEMES, SavedView, theme_of
 from .roles import MANAGER, RANK, SUPERVISOR, WALLBOARD, user_role
 
 NAVIGATION = [
-    # (label, path, minimum role)
-    ("Live", "/", WALLBOARD),
-    ("Replay", "/replay/", SUPERVISOR),
-    ("Campaigns", "/campaigns/", SUPERVISOR),
-    ("QA", "/qa/", SUPERVISOR),
-    ("Alerts", "/alerts/", SUPERVISOR),
-    ("Coaching", "/coaching/", MANAGER),
-    ("Wallboards", "/wallboards/", MANAGER),
-    ("Queues", "/queues/", SUPERVISOR),
-    ("Voicemail", "/voicemail/", SUPERVISOR),
-    ("Normal", "/normal/", SUPERVISOR),
+    # (label, URL name, minimum role): the pages are the other rooms', found by name
+    ("Live", "home", WALLBOARD),
+    ("Replay", "replay", SUPERVISOR),
+    ("Campaigns", "campaigns", SUPERVISOR),
+    ("QA", "qa", SUPERVISOR),
+    ("Alerts", "alerts", SUPERVISOR),
+    ("Coaching", "coaching", MANAGER),
+    ("Wallboards", "wallboard-links", MANAGER),
+    ("Queues", "queues", SUPERVISOR),
+    ("Voicemail", "voicemail", SUPERVISOR),
+    ("Normal", "normal", SUPERVISOR),
 ]
 
 
@@ -25,8 +26,9 @@ def navigation(request):
     role = user_role(getattr(request, "user", None))
     links = []
     if role:
-        for label, path, minimum in NAVIGATION:
+        for label, name, minimum in NAVIGATION:
             if RANK[role] >= RANK[minimum]:
+                path = reverse(name)
                 links.append({"label": label, "path": path, "active": request.path == path})
     user = getattr(request, "user", None)
     return {

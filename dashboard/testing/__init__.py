@@ -7,9 +7,11 @@ Modules, each named for what it gives:
   `wait_for_line`, `expect`/`say` for line-driven children, `wait`, `stop`, `kill`),
   `run`/`run_manage` (a child run to its end), `command_env`, `free_port`; the one way to
   poll: `wait_until(check, timeout, what)` and, on a test's event loop,
-  `await await_until(...)`; time let pass on purpose: `let_pass(seconds, why)`,
-  `async for now in each_moment(seconds)`. Tests use nothing else to start, wait or poll
-  (tests/test_test_style.py refuses `subprocess`, `time.sleep` and hand-made polling).
+  `await await_until(...)`; time let pass on purpose: `let_pass(seconds, why)`, on a
+  test's event loop `await let_pass_async(seconds, why)`, and `async for now in
+  each_moment(seconds)`. Tests use nothing else to start, wait or poll
+  (tests/test_test_style.py refuses `subprocess`, `time.sleep`, `asyncio.sleep` and
+  hand-made polling).
 - `simulator`: `start_simulator(*args)` runs `manage.py simulate` and returns a `Sim`
   (`control`, `agents`, `stats`, `sign_in`, `get`, its URLs and users).
 - `servers`: `start_dashboard(sim, tmp_path, extra_env)` runs `manage.py serve` and returns
@@ -18,11 +20,12 @@ Modules, each named for what it gives:
   bridges), `start_bridge`, `start_worker`, `dashboard_env`, `ready`.
 - `stores`: `redis_server()` and `postgres_server()` (context managers), and
   `RestartableRedis`/`RestartablePostgres` for a store's outage.
-- `browsers`: `sign_in(page, server, user)`, `screenshot(page, name)` (test-artifacts/),
-  `wait_for_js(page, js_condition)`.
+- `browsers`: `sign_in(page, server, user)`, `session_cookies(server, user)`,
+  `screenshot(page, name)` (test-artifacts/), `wait_for_js(page, js_condition)`.
 - Signing in, one helper per level, each through the real sign-in form: an HTTP client
   (`signed_in_client(url, user)`), a session cookie for a websocket or a raw request
-  (`session_cookie(url, user)`), a browser (`browsers.sign_in`); both first are also
+  (`session_cookie(url, user)`), a browser (`browsers.sign_in`, or, for a browser
+  context, the same session's cookies: `browsers.session_cookies`); both first are also
   methods of a `DashboardServer`. In process, without a server: the `client_for` fixture
   and `sockets.session_cookie_for(user)`.
 - `live_view`: the live view as a browser reads it (`LiveSocket`, `LiveBrowser`, `View`,
@@ -65,9 +68,9 @@ What keeps the suite fast, for new tests to use:
   `TEST_SOAK_S` (the token-rotation soak and the live view's and wallboard's soak, 20 s;
   60 for a whole minute) and
   `TEST_OUTAGE_S` (the refused-sockets outage, 12 s).
-- `make test` runs the tests in parallel workers (pytest-xdist, `-n 3 --dist loadfile`,
-  modules in collection order: `--no-loadscope-reorder`; `TEST_WORKERS=0 make test` for
-  one process): a module's tests stay together and in
+- `make test` runs the tests in parallel workers (pytest-xdist, `TEST_WORKERS` of them,
+  4 by default, `--dist loadfile`, modules in collection order: `--no-loadscope-reorder`;
+  `TEST_WORKERS=0 make test` for one process): a module's tests stay together and in
   order, every port comes from `free_port`, every file from `tmp_path`. Keep it so: no
   fixed port, no shared file, and no reliance on what another module left in the test
   database (a transactional test flushes it: take `role_groups` if you need the roles).

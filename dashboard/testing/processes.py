@@ -290,6 +290,12 @@ def let_pass(seconds: float, why: str):
     time.sleep(max(0.0, seconds))
 
 
+async def let_pass_async(seconds: float, why: str):
+    """`let_pass` on a test's event loop, which runs on meanwhile."""
+    assert why, "say what the time is for"
+    await asyncio.sleep(max(0.0, seconds))
+
+
 async def each_moment(seconds: float, every: float = 0.2):
     """Over `seconds` of real time, the monotonic time every `every` s: a window a test
     watches (what screens said during an outage), on its event loop."""

@@ -11,7 +11,7 @@ from dashboard.live.feed import LiveFeed
 from dashboard.live.leader import Lease, lead
 from dashboard.live.state import Changes, LiveState
 from dashboard.shared.cache_keys import SNAPSHOT_KEY
-from dashboard.testing.processes import await_until, free_port
+from dashboard.testing.processes import await_until, each_moment, free_port, let_pass_async
 
 KEY = "dashboard:bridge-leader:test"
 TTL = 3.0
@@ -40,8 +40,7 @@ async def test_it_lets_one_bridge_work_and_hands_over_on_a_clean_stop(redis_url)
         runs.append(asyncio.ensure_future(lead(Worker(name, board), stop, Lease(client, KEY))))
     await await_until(lambda: board, 5)
     first = board[0]
-    for _ in range(20):  # a few renewals: still exactly the one
-        await asyncio.sleep(0.2)
+    async for _ in each_moment(4, every=0.2):  # a few renewals: still exactly the one
         assert board == [first]
     stops["ab".index(first)].set()
     stopped = time.monotonic()
@@ -63,7 +62,7 @@ async def test_it_stops_a_leader_whose_lease_was_taken(redis_url):
     taken = time.monotonic()
     await await_until(lambda: not board, 5)
     assert worker.stopped_at - taken < TTL
-    await asyncio.sleep(0.5)
+    await let_pass_async(0.5, "long enough to take the lease back, were it to")
     assert board == [] and await client.get(KEY) == b"another bridge"  # it follows now
     stop.set()
     await run
@@ -105,7 +104,7 @@ async def test_it_publishes_nothing_when_a_frozen_leader_wakes_past_its_lease(re
 
     run = asyncio.ensure_future(lead(work, stop, Lease(client, KEY, ttl=TTL)))
     await asyncio.wait_for(pushed.wait(), 10)
-    await asyncio.sleep(2)  # time for a push that should not have happened to land
+    await let_pass_async(2, "time for a push that should not have happened to land")
     stop.set()
     await run
     version, *_ = await cache.aget(SNAPSHOT_KEY)
@@ -117,7 +116,7 @@ async def test_it_waits_out_an_unreachable_redis_without_working(caplog):
     client = redis.Redis.from_url(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens
     board, stop = [], asyncio.Event()
     run = asyncio.ensure_future(lead(Worker("a", board), stop, Lease(client, KEY), poll=0.2))
-    await asyncio.sleep(2)
+    await let_pass_async(2, "ten polls of a Redis that is not there")
     assert board == [] and not run.done()
     stop.set()
     await run

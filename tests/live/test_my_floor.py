@@ -2,7 +2,6 @@
 whole floor one click away; the feed renders one KPI strip per team set in use, never
 per browser, and each socket is sent its own set's strip and its teams' tiles only."""
 
-import asyncio
 import re
 from datetime import UTC, datetime
 
@@ -18,7 +17,7 @@ from dashboard.live.state import Changes, LiveState
 from dashboard.live.view import KPI_EVERY_S, STRIPS_SHARE, StripPace
 from dashboard.shared.cache_keys import SNAPSHOT_KEY, TEAM_SETS_KEY, TEAMS_KEY
 from dashboard.testing.feeds import Events, running_feed
-from dashboard.testing.processes import let_pass
+from dashboard.testing.processes import let_pass, let_pass_async
 from dashboard.testing.sockets import socket_for
 from dashboard.upstream import contract as c
 
@@ -147,7 +146,7 @@ async def test_a_socket_is_sent_the_strip_of_its_team_set_and_registers_it(bob):
         assert strip(await whole.receive_from(timeout=2)) == ""
         sets = await sync_to_async(cache.get)(TEAM_SETS_KEY)
         assert scope.in_use(sets) == {SUPPORT}
-        await asyncio.sleep(TEAM_SETS_EVERY_S)  # the feed reads the sets in use this often
+        await let_pass_async(TEAM_SETS_EVERY_S, "the feed reads the sets in use this often")
         feed.event(Events().agent(2, "s1", "paused", team="Support"))
         got = await mine.receive_from(timeout=2)
         assert strip(got) == "Support" and kpi(got, "paused") == 1
@@ -178,7 +177,7 @@ async def test_a_team_socket_is_sent_its_teams_changes_only_and_none_is_lost(bob
             agent_id = FLOOR[n % 4].agent_id
             feed.event(events.agent(n, agent_id, states[n % 4], team=teams[agent_id]))
             if n % 3 == 0:
-                await asyncio.sleep(feed.tick * 2)
+                await let_pass_async(feed.tick * 2, "the next changes in another push")
         last = {FLOOR[n % 4].agent_id: n + 1 for n in range(12)}  # each agent's last seq
         for ws, shown in ((mine, {"n1", "n2", "s1"}), (whole, set(teams))):
             seen: dict[str, int] = {}

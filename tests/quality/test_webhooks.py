@@ -19,7 +19,7 @@ from dashboard.quality.models import (
     Scorecard,
 )
 from dashboard.testing.deliveries import ALERT, SECRETS, URL, delivery, post
-from dashboard.testing.processes import await_until, free_port, wait_until
+from dashboard.testing.processes import await_until, free_port, let_pass_async, wait_until
 from dashboard.testing.servers import start_dashboard
 from dashboard.upstream.webhooks import signature
 
@@ -149,7 +149,7 @@ def test_a_delivery_is_taken_after_the_processor_and_its_loop_have_gone(client):
     async def run_briefly():
         stop = asyncio.Event()
         task = asyncio.create_task(processing.run_processor(stop))
-        await asyncio.sleep(0.2)
+        await let_pass_async(0.2, "the processor runs a moment")
         stop.set()
         await asyncio.wait_for(task, 5)
 

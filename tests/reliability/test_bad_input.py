@@ -135,7 +135,7 @@ def test_signed_nonsense_is_answered_and_ends_processed_or_failed(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(turns=st.lists(queries, min_size=8, max_size=8))
-@example(turns=[[("_to_field", "")]])  # Django's admin answered this one with a 500
+@example(turns=[[("_to_field", "")]])  # Django's admin answers it 500 (accounts/admin_site.py)
 def test_no_query_string_breaks_a_page(client, alice, turns):
     cache.set(STATUS_KEY, {"state": "connected", "reason": "", "since": ""})  # a bridge's word
     client.force_login(alice)

@@ -1,7 +1,7 @@
 """A manager works a coaching alert in Chromium: it arrives on the open page by itself (a
 signed webhook from the simulated tenant), is acknowledged, then resolved with a note.
 
-The other browser steps of the issue live in tests/live/test_browser.py (sign in, a state
+The live view's browser steps are in tests/live/test_browser.py (sign in, a state
 change seen live, filtering the grid, the disconnected indicator appearing and clearing)."""
 
 import re

@@ -19,7 +19,14 @@ import pytest
 
 from dashboard.testing.alerts import Rules, alert_env, calm, wait_for_post
 from dashboard.testing.live_view import ReconnectingBrowser
-from dashboard.testing.processes import Process, await_until, each_moment, free_port, wait_until
+from dashboard.testing.processes import (
+    Process,
+    await_until,
+    each_moment,
+    free_port,
+    let_pass_async,
+    wait_until,
+)
 from dashboard.testing.receiver import Receiver
 from dashboard.testing.servers import (
     WEBHOOK_SECRET,
@@ -247,7 +254,7 @@ async def test_postgresql_stopped_for_6_s(topology):
         OUTAGE_S,
         "a change shown during the outage",
     )
-    await asyncio.sleep(max(0.0, OUTAGE_S - (time.monotonic() - stopped)))
+    await let_pass_async(OUTAGE_S - (time.monotonic() - stopped), "the rest of the outage")
     database.start()
     back, back_at = time.monotonic(), time.time()
 

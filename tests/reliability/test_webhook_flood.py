@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from dashboard.testing.live_view import LiveSocket
-from dashboard.testing.processes import wait_until
+from dashboard.testing.processes import let_pass_async, wait_until
 from dashboard.testing.servers import start_dashboard
 from dashboard.upstream.webhooks import signature
 
@@ -85,7 +85,9 @@ async def send_all(netloc, flood):
         reader, writer = await asyncio.open_connection(host, int(port))
         try:
             for n, sent in pending:
-                await asyncio.sleep(start + n * SECONDS / len(flood) - time.monotonic())
+                await let_pass_async(
+                    start + n * SECONDS / len(flood) - time.monotonic(), "to its slot"
+                )
                 writer.write(sent)
                 answers[n] = await asyncio.wait_for(status(reader), 60)
         finally:

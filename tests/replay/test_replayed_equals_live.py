@@ -26,7 +26,7 @@ from dashboard.main.bridge_task import Sinks
 from dashboard.replay import reader
 from dashboard.replay.codec import copy_state
 from dashboard.replay.recorder import Recorder
-from dashboard.testing.processes import await_until
+from dashboard.testing.processes import await_until, let_pass_async
 from dashboard.testing.upstream import bridge_for
 
 RUN_S = 12
@@ -83,13 +83,13 @@ async def record(sim) -> Seen:
         stop = asyncio.Event()
         tasks = [asyncio.create_task(bridge.run(stop)), asyncio.create_task(recorder.run(stop))]
         await await_until(lambda: len(seen.floors) >= 20, what="the first events")
-        await asyncio.sleep(RUN_S / 3)
+        await let_pass_async(RUN_S / 3, "a third of the run")
         sim.control("drop-sockets")
         await await_until(lambda: seen.reloads >= 2, what="the reload after the drop")
-        await asyncio.sleep(RUN_S / 3)
+        await let_pass_async(RUN_S / 3, "a third of the run")
         sim.control("skip-seq")  # a reload with the events held meanwhile applied after it
         await await_until(lambda: seen.reloads >= 3, what="the reload after the seq gap")
-        await asyncio.sleep(RUN_S / 3)
+        await let_pass_async(RUN_S / 3, "a third of the run")
         stop.set()
         await asyncio.wait_for(asyncio.gather(*tasks), timeout=10)
     return seen

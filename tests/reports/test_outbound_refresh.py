@@ -2,7 +2,6 @@
 lacks is kept as not offered (no error, not stale, said once in the log) and the rest goes
 on; the pages then show each panel or its one-line note."""
 
-import asyncio
 import logging
 from zoneinfo import ZoneInfo
 
@@ -15,6 +14,7 @@ from dashboard.live.state import LiveState
 from dashboard.reports import outbound
 from dashboard.reports.refresher import Refresher
 from dashboard.shared import summaries
+from dashboard.testing.processes import let_pass_async
 from dashboard.testing.upstream import session_for
 from dashboard.upstream.rest import RestClient
 
@@ -35,7 +35,7 @@ async def test_it_pulls_the_outbound_groups_and_measures_the_dial_rate(
             LiveFeed(LiveState(ZoneInfo("UTC"))),
         )
         await refresher.refresh()
-        await asyncio.sleep(1.5)
+        await let_pass_async(1.5, "dials between the two pulls")
         await refresher.refresh()
     for name in summaries.OUTBOUND:
         entry = await load(name)

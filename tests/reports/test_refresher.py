@@ -12,6 +12,7 @@ from dashboard.live.feed import LiveFeed
 from dashboard.live.state import LiveState
 from dashboard.reports.refresher import Refresher
 from dashboard.shared import summaries
+from dashboard.testing.processes import let_pass_async
 from dashboard.testing.upstream import session_for
 from dashboard.upstream.rest import RestClient
 
@@ -72,7 +73,7 @@ async def test_it_keeps_the_last_good_copy_and_says_what_failed(
         assert "GET /campaigns" in campaigns["error"] and expected in campaigns["error"]
         assert feed.inbox.ai_enabled is True  # the header keeps the last known AI status
 
-        await asyncio.sleep(2.3)  # past twice the interval
+        await let_pass_async(2.3, "past twice the interval")
         assert (await load("campaigns"))["stale"]
         await async_client.aforce_login(bob)
         page = (await async_client.get("/campaigns/")).content.decode()
@@ -89,7 +90,7 @@ async def test_it_is_fresh_again_after_the_next_good_pull(simulator, short_inter
         await refresher.refresh()
         failed = await load("campaigns")
         assert failed["data"] is None and failed["stale"] and "HTTP 500" in failed["error"]
-        await asyncio.sleep(1.2)
+        await let_pass_async(1.2, "past the 1 s of errors")
         await refresher.refresh()
         fresh = await load("campaigns")
         assert fresh["data"] and not fresh["error"] and not fresh["stale"]

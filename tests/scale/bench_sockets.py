@@ -15,7 +15,7 @@ import time
 import pytest
 
 from dashboard.testing.live_view import LiveBrowser
-from dashboard.testing.processes import await_until, free_port
+from dashboard.testing.processes import await_until, free_port, let_pass_async
 from dashboard.testing.servers import ready, session_cookie, start_topology
 
 SOCKETS = int(os.environ.get("BENCH_SOCKETS", "200"))
@@ -48,15 +48,15 @@ async def test_it_measures_a_workers_memory_and_cpu_per_live_socket(
         await await_until(lambda: ready(url), 30, "the worker ready")
         pid = processes["web-1"].pid
         cookie = await asyncio.to_thread(session_cookie, url, "bob")
-        await asyncio.sleep(2)
+        await let_pass_async(2, "the worker settles before its idle RSS")
         idle = rss_mib(pid)
         for _ in range(SOCKETS):
             browsers.append(await LiveBrowser(url).open(cookie))
         await await_until(lambda: all(b.frames for b in browsers), 60, "every socket's snapshot")
-        await asyncio.sleep(2)
+        await let_pass_async(2, "the sockets settle before the loaded RSS")
         loaded = rss_mib(pid)
         frames, cpu, started = sum(b.frames for b in browsers), cpu_s(pid), time.monotonic()
-        await asyncio.sleep(WINDOW_S)
+        await let_pass_async(WINDOW_S, "the measured window")
         elapsed = time.monotonic() - started
         frames = sum(b.frames for b in browsers) - frames
         cpu = cpu_s(pid) - cpu

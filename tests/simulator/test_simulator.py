@@ -10,7 +10,7 @@ import httpx
 import pytest
 import socketio
 
-from dashboard.testing.processes import await_until, let_pass, wait_until
+from dashboard.testing.processes import await_until, let_pass, let_pass_async, wait_until
 from dashboard.testing.receiver import Receiver
 
 
@@ -227,7 +227,7 @@ async def listen(sim, email=None, room=None, seconds=1.5, token=None, joined=Non
     if until:
         await await_until(lambda: until(events), seconds, "the events awaited")
     else:
-        await asyncio.sleep(seconds)
+        await let_pass_async(seconds, "the listening window")
     await client.disconnect()
     return ack, events
 
@@ -258,7 +258,7 @@ async def test_it_refuses_a_bad_or_expired_token(sim_factory):
     with pytest.raises(socketio.exceptions.ConnectionError):
         await client.connect(sim.auth_url, auth={"token": "forged"}, transports=["websocket"])
     token = sim.sign_in()["access_token"]
-    await asyncio.sleep(1.2)
+    await let_pass_async(1.2, "past the token's 1 s life")
     with pytest.raises(socketio.exceptions.ConnectionError):
         await client.connect(sim.auth_url, auth={"token": token}, transports=["websocket"])
     assert said == [{"message": "unauthorized"}] * 2
@@ -316,13 +316,14 @@ async def test_it_drops_sockets_and_refuses_new_ones_on_command(simulator):
     await client.connect(simulator.auth_url, auth={"token": token}, transports=["websocket"])
     await asyncio.to_thread(simulator.control, "refuse-sockets", seconds=2)
     await asyncio.to_thread(simulator.control, "drop-sockets")
-    await asyncio.sleep(0.5)
+    # Dropped through and through: its engine too, or a new connect is refused by the client.
+    await await_until(lambda: client.eio.state == "disconnected", 5, "the socket dropped")
     assert not client.connected
     said = refusals(client)
     with pytest.raises(socketio.exceptions.ConnectionError):
         await client.connect(simulator.auth_url, auth={"token": token}, transports=["websocket"])
     assert said == [{"message": "unavailable"}]
-    await asyncio.sleep(2)
+    await let_pass_async(2, "to the refusal's end")
     await client.connect(simulator.auth_url, auth={"token": token}, transports=["websocket"])
     await client.disconnect()
 

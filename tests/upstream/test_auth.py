@@ -6,6 +6,7 @@ import logging
 import httpx
 import pytest
 
+from dashboard.testing.processes import let_pass_async
 from dashboard.testing.upstream import session_for
 from dashboard.upstream.errors import AuthError
 
@@ -43,7 +44,7 @@ async def test_it_refreshes_once_for_many_callers_and_rotates(sim_factory):
     async with httpx.AsyncClient() as client:
         session = session_for(sim, client)
         first = await session.token()
-        await asyncio.sleep(1.7)  # past 80 % of the 2 s life
+        await let_pass_async(1.7, "past 80 % of the token's 2 s life")
         tokens = await asyncio.gather(*(session.token() for _ in range(20)))
         assert len(set(tokens)) == 1 and tokens[0] != first
         assert session.renewals == 2  # the sign-in, then exactly one refresh
@@ -56,7 +57,7 @@ async def test_it_signs_in_afresh_when_refresh_tokens_are_revoked(sim_factory):
         session = session_for(sim, client)
         await session.token()
         sim.control("revoke-refresh-tokens")
-        await asyncio.sleep(1.7)
+        await let_pass_async(1.7, "past 80 % of the token's 2 s life")
         token = await session.token()
         assert sim.get("/ai", token).status_code == 200
         assert session.error is None
@@ -78,7 +79,7 @@ async def test_it_never_logs_a_token_or_the_password(sim_factory, caplog):
         session = session_for(sim, client)
         tokens = [await session.token()]
         sim.control("revoke-refresh-tokens")
-        await asyncio.sleep(1.7)
+        await let_pass_async(1.7, "past 80 % of the token's 2 s life")
         tokens.append(await session.token())
     logged = caplog.text
     for secret in [*tokens, sim.password]:

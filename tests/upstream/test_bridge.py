@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from dashboard.testing import SOAK_S
-from dashboard.testing.processes import await_until
+from dashboard.testing.processes import await_until, let_pass_async
 from dashboard.testing.upstream import StateSink, bridge_for, seen, truth
 
 
@@ -72,7 +72,7 @@ async def test_it_keeps_trying_while_sockets_are_refused(simulator):
     async with Running(simulator) as run:
         simulator.control("refuse-sockets", seconds=3)
         simulator.control("drop-sockets")
-        await asyncio.sleep(1.5)
+        await let_pass_async(1.5, "half the refusal")
         assert not run.bridge.joined
         await await_until(lambda: run.bridge.joined, timeout=20)
         await run.matches_truth()
@@ -91,7 +91,7 @@ async def test_it_reloads_on_a_seq_gap(simulator):
 async def test_it_drops_and_counts_another_organisations_event(simulator):
     async with Running(simulator) as run:
         simulator.control("pause")
-        await asyncio.sleep(0.3)
+        await let_pass_async(0.3, "the events sent before the pause arrive first")
         before = set(run.sink.state.agents)
         simulator.control("foreign-event")
         await await_until(lambda: run.bridge.counters["foreign"] == 1)
@@ -133,10 +133,10 @@ async def test_it_reports_a_refused_sign_in_as_a_configuration_error(simulator):
 
 @pytest.mark.timeout(90 + 1.5 * SOAK_S)
 async def test_it_loses_no_event_over_a_soak_of_two_second_tokens(sim_factory):
-    """SOAK_S seconds (TEST_SOAK_S; a minute before the suite had to fit 8 minutes)."""
+    """SOAK_S seconds (TEST_SOAK_S: 20 s by default, a minute with TEST_SOAK_S=60)."""
     sim = sim_factory("--token-ttl", "2", "--faults", "--speed", "4", "--seed", "3")
     async with Running(sim) as run:
-        await asyncio.sleep(SOAK_S)
+        await let_pass_async(SOAK_S, "the soak")
         seqs = run.sink.seqs
         assert len(seqs) > 100 * SOAK_S / 60
         assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # contiguous: none dropped
