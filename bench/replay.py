@@ -181,7 +181,7 @@ def child(a):
                 "events_mb": round(events_bytes / 1e6, 1),
                 "states_mb": round(state_bytes / 1e6, 1),
                 "bytes_per_event": round(db_bytes / written["events"], 1),
-                # a day as the issue counts it: 8 hours at 200 events a second
+                # a day as the targets count it: 8 hours at 200 events a second
                 "mb_per_day": round(db_bytes / written["events"] * RATE * DAY_S / 1e6),
                 "seek_p50_ms": round(statistics.median(seeks), 1),
                 "seek_p99_ms": round(statistics.quantiles(seeks, n=100, method="inclusive")[98], 1),

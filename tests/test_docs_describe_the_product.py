@@ -26,6 +26,7 @@ PLACES = (
     "tests",
     "static",
     "templates",
+    "bench",
 )
 WRITTEN = ("*.md", "*.py", "*.js", "*.html", "*.css")
 VENDORED = ("static/vendor/", "dashboard/testing/vendor/")

@@ -120,6 +120,7 @@ def test_limits_are_written_and_read_as_durations_and_percentages(alice, client_
     row = re.search(rf'<tr id="rule-{rule.pk}">(.*?)</tr>', page, re.S).group(1)
     cells = [c.strip() for c in re.findall(r'<td class="num">\s*([^<]*)', row)]
     assert cells[:2] == ["10:00", "1:00:00"] and "a team's alarm at 33% of a team" in row
+    assert cells[2] == "30&nbsp;s / 10&nbsp;s"  # a number never wraps apart from its unit
     row = re.search(rf'<tr id="rule-{sl.pk}">(.*?)</tr>', page, re.S).group(1)
     assert [c.strip() for c in re.findall(r'<td class="num">\s*([^<]*)', row)][:2] == [
         "80%",
