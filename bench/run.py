@@ -36,6 +36,7 @@ from bench import (
     browser,
     browser10k,
     interventions,
+    loop_stalls,
     probe,
     reconnect,
     replay,
@@ -49,6 +50,7 @@ from dashboard.testing.servers import start_dashboard
 from dashboard.testing.simulator import start_simulator
 
 ROOT = Path(__file__).resolve().parent.parent
+HOOK = ROOT / "bench" / "hook"  # loop_stalls.py's, loaded by a process with it on its path
 RESULTS = ROOT / "bench" / "results"
 CLIENTS_PER_PROCESS = 170
 CONNECTS_PER_S = 50  # browsers arriving, all client processes together
@@ -227,9 +229,13 @@ def percentile(hist: dict[int, int], q: float) -> float:
 class Setup:
     """The simulator, one target and its clients, for scenarios of the same size."""
 
-    def __init__(self, kind: str, s: Scenario, workdir: Path, profile: bool = False):
+    def __init__(
+        self, kind: str, s: Scenario, workdir: Path, profile: bool = False, stalls: bool = False
+    ):
         self.kind, self.workdir, self.children, self.server = kind, workdir, [], None
         self.topology, self.profile = None, profile
+        # the dashboard's processes time their loops' callbacks (loop_stalls.py) in here
+        self.stalls = workdir / f"loop-stalls-{kind}" if stalls and kind == "dashboard" else None
         teams = ("--teams", s.teams) if s.teams else ()
         self.sim = start_simulator(
             # No history: these scenarios measure the live path in its steady state, not
@@ -255,15 +261,20 @@ class Setup:
         self.sim.control("pause")
         sim_args = ("--sim", self.sim.auth_url)
         self.metrics_url = None
+        timed = {}
+        if self.stalls:
+            self.stalls.mkdir()
+            path = os.pathsep.join(filter(None, [str(HOOK), os.environ.get("PYTHONPATH")]))
+            timed = {"LOOP_STALLS_DIR": self.stalls, "PYTHONPATH": path}
         if self.kind == "dashboard" and s.workers:
-            self.topology = Topology(self.sim, s.workers)
+            self.topology = Topology(self.sim, s.workers, **timed)
             self.cookies = self.topology.cookies()
             self.targets = [w.pid for w in self.topology.workers] + [self.topology.bridge.pid]
             urls = self.topology.urls
             self.metrics_url = urls[0]
         elif self.kind == "dashboard":
             # INFO: the bridge's seq gaps and reconnects (each a reload) show in the results
-            env = {"LOG_LEVEL": "INFO", "METRICS_TOKEN": probe.METRICS_TOKEN}
+            env = {"LOG_LEVEL": "INFO", "METRICS_TOKEN": probe.METRICS_TOKEN, **timed}
             # its first whole view of a large floor takes seconds of the loop to render
             self.server = start_dashboard(
                 self.sim, self.workdir, env, timeout=120, people={"bench": "supervisor"}
@@ -334,6 +345,7 @@ class Setup:
         client_pids = [client.pid for client in self.clients]
         client_ticks = sum(map(cpu_ticks, client_pids))
         lags = probe.lag_buckets(self.metrics_url) if self.metrics_url else {}
+        loops = self._loops()
         profile = None
         if self.profile and self.kind == "dashboard":
             profile = probe.Profile(self.pid, seconds, self.workdir / f"profile-{lo}.txt")
@@ -351,6 +363,9 @@ class Setup:
             out["bridge_lag_p99_ms"] = probe.lag_p99_ms(lags, probe.lag_buckets(self.metrics_url))
         if profile:
             out["profile"] = profile.summary()
+        if self.stalls:
+            after = self._loops()
+            out["loop"] = {name: loop_stalls.between(loops[name], after[name]) for name in after}
         for group in dict.fromkeys(self.client_group):
             mine = [p for p, g in zip(parts, self.client_group, strict=True) if g == group]
             out[group] = delivery(mine, hi - lo, recorded)
@@ -387,6 +402,14 @@ class Setup:
             # all client processes together; near the machine's cores, they are what saturates
             "clients_cpu_s_per_s": round(client_work / load_s, 3),
         }
+
+    def _loops(self) -> dict[str, dict]:
+        """Each dashboard process's loop callbacks timed so far, by its name (`web`; under
+        the topology `web-1`.., `bridge-1`); {} when they are not timed."""
+        if not self.stalls:
+            return {}
+        named = self.topology.processes if self.topology else {"web": self.server.process}
+        return {n: loop_stalls.read(self.stalls / f"{p.pid}.json") for n, p in named.items()}
 
     def _start_measuring(self, rate: float) -> int:
         """Set the rate, tell the clients the first seq; that seq."""
@@ -473,8 +496,11 @@ def delivery(parts: list[dict], emitted: int, recorded: int) -> dict:
     }
 
 
-def measure(kind: str, scenarios: list[Scenario], workdir: Path, profile=False) -> dict:
-    """Run the scenarios against one kind of target, one setup per size."""
+def measure(
+    kind: str, scenarios: list[Scenario], workdir: Path, profile=False, stalls=False
+) -> dict:
+    """Run the scenarios against one kind of target, one setup per size; with `stalls`, the
+    dashboard's processes time their event loops' callbacks (bench/loop_stalls.py)."""
     out = {}
 
     def size(s: Scenario) -> tuple:  # the ideal reference has no workers: one process
@@ -482,7 +508,7 @@ def measure(kind: str, scenarios: list[Scenario], workdir: Path, profile=False) 
 
     for key in dict.fromkeys(map(size, scenarios)):
         group = [s for s in scenarios if size(s) == key]
-        setup = Setup(kind, group[0], workdir, profile)
+        setup = Setup(kind, group[0], workdir, profile, stalls)
         try:
             for s in group:
                 print(f"  {kind}: {s.name} ...", flush=True)
@@ -551,7 +577,14 @@ def combine(scenarios: list[Scenario], dash: dict, ideal: dict) -> dict:
     return results
 
 
-PROCESS_KEYS = ("bridge_lag_p99_ms", "workers", "bridge_cpu_s_per_s", "bridge_rss_mb", "profile")
+PROCESS_KEYS = (
+    "bridge_lag_p99_ms",
+    "workers",
+    "bridge_cpu_s_per_s",
+    "bridge_rss_mb",
+    "profile",
+    "loop",
+)
 
 
 def audiences(s: Scenario, d: dict, i: dict) -> dict:
@@ -689,12 +722,15 @@ def measure_other(name: str, workdir: Path) -> dict:
             child.stop()
 
 
-def measure_all(names: list[str], scenarios: list[Scenario], profile: Path | None = None) -> dict:
+def measure_all(
+    names: list[str], scenarios: list[Scenario], profile: Path | None = None, stalls=False
+) -> dict:
     """One run of the named scenarios: the socket ones against the dashboard and the ideal
     reference, then the others. With `profile`, where the dashboard's (the first worker's)
-    CPU went in each socket scenario, sampled by py-spy, goes there."""
+    CPU went in each socket scenario, sampled by py-spy, goes there; with `stalls`, each
+    socket scenario's `loop` has its dashboard processes' loop callbacks (loop_stalls.py)."""
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
-        dash = measure("dashboard", scenarios, Path(tmp), bool(profile))
+        dash = measure("dashboard", scenarios, Path(tmp), bool(profile), stalls)
         if profile:
             for p in Path(tmp).glob("profile-*.txt"):
                 shutil.copy(p, profile)
@@ -783,6 +819,12 @@ def main():
         help="sample where the dashboard's CPU goes (py-spy), kept in the results folder",
     )
     p.add_argument(
+        "--stalls",
+        action="store_true",
+        help="time the dashboard's event loop callbacks (bench/loop_stalls.py): what each "
+        "socket scenario's events waited behind, in its results' `loop`",
+    )
+    p.add_argument(
         "--runs", type=int, default=1, help="run everything this many times; report medians"
     )
     p.add_argument(
@@ -801,7 +843,7 @@ def main():
     a.out.mkdir(parents=True, exist_ok=True)
     runs = []
     for k in range(1, a.runs + 1):
-        runs.append(measure_all(names, scenarios, a.out if a.profile else None))
+        runs.append(measure_all(names, scenarios, a.out if a.profile else None, a.stalls))
         if a.runs > 1:  # each run kept as it ends: a long series is never lost to the last
             (a.out / f"{date}-run{k}.json").write_text(json.dumps(runs[-1], indent=2))
     results = median_of(runs)

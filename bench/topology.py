@@ -14,7 +14,8 @@ from .probe import METRICS_TOKEN
 
 
 class Topology:
-    def __init__(self, sim, workers: int):
+    def __init__(self, sim, workers: int, **env):
+        """`env`: more of every dashboard process's environment (loop_stalls.py's)."""
         self.stack = contextlib.ExitStack()
         try:
             redis_url = self.stack.enter_context(stores.redis_server())
@@ -30,6 +31,7 @@ class Topology:
                 LOG_LEVEL="INFO",
                 METRICS_TOKEN=METRICS_TOKEN,
                 PROMETHEUS_MULTIPROC_DIR=metrics_dir,
+                **env,
             )
             self.stack.callback(self.stop_processes)
             self.urls = [f"http://127.0.0.1:{port}" for port in ports]

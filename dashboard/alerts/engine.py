@@ -52,8 +52,9 @@ from .models import (
 
 RAISED, ESCALATED, CLEARED = "raised", "escalated", "cleared"
 CHANGED = "changed"  # a group's members changed, its level did not
-# Subjects stepped between two turns of the event loop: some 5 ms of a rule about agents.
-SLICE = 1000
+# Subjects stepped between two turns of the event loop: some 2.5 ms of a rule about agents
+# (1,000 took 5 ms and more beside the floor10k bench's sockets, bench/loop_stalls.py).
+SLICE = 500
 
 
 @dataclass(frozen=True)

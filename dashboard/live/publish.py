@@ -17,6 +17,7 @@ from django.core.cache import cache
 
 from dashboard.accounts import scope
 from dashboard.shared import metrics
+from dashboard.shared.aio import turn
 from dashboard.shared.cache_keys import (
     AGENT_TEAMS_KEY,
     NAMES_KEY,
@@ -59,7 +60,9 @@ class Publisher:
             sets = await sync_to_async(cache.get, thread_sensitive=False)(TEAM_SETS_KEY)
             view.team_sets = scope.in_use(sets)
         rows = await view.render_rows() if changes.full else None  # the loop free between
+        began = time.thread_time()
         parts = view.render_changes(changes, rows)
+        await turn(began)  # the events that arrived meanwhile are the next push's
         self.version += 1
         tiles = view.teams.to_write()  # the whole view in the cache, its tiles by team
         keep = snapshot.entries(self.version, view.view_parts(), tiles, view.teams.html)

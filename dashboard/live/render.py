@@ -16,6 +16,7 @@ from dashboard.shared.templatetags.links import agent_url
 from dashboard.upstream import contract as c
 
 from . import explain
+from .call_row import call_row
 from .state import LiveState, scoped
 from .strip import strip_html
 from .tile import agent_tile
@@ -80,7 +81,6 @@ def duration(seconds) -> str:
 
 class Renderer:
     def __init__(self):
-        self._call = get_template("live/_call.html")
         self._queue = get_template("live/_queue.html")
         self._kpis_floor = get_template("live/_kpis_floor.html")
         self._upstream = get_template("live/_upstream.html")
@@ -134,25 +134,28 @@ class Renderer:
         return url
 
     def call(self, state: LiveState, call: c.Call) -> str:
+        """A call's row, written by call_row.py as the template `live/_call.html` would."""
+        return ascii_html(call_row(self.call_context(state, call)["call"]))
+
+    def call_context(self, state: LiveState, call: c.Call) -> dict:
+        """What a call's row shows: the template's context (`agent_url` for the writer)."""
         agent = state.agents.get(call.agent_id or "")
-        return self._render(
-            self._call,
-            {
-                "call": {
-                    "id": call.call_id,
-                    "direction": call.direction,
-                    "ai_handled": call.ai_handled,
-                    "agent_name": agent.name if agent else "",
-                    "agent_id": agent.agent_id if agent else "",
-                    "team": agent.team if agent else "",
-                    "live": call.state == "in_progress",
-                    "monitors": monitors(state, call.call_id),
-                    "started_at": iso(call.started_at),
-                    "campaign": self.campaign(call),
-                    "state_label": CALL_STATES.get(call.state, call.state.replace("_", " ")),
-                }
-            },
-        )
+        return {
+            "call": {
+                "id": call.call_id,
+                "direction": call.direction,
+                "ai_handled": call.ai_handled,
+                "agent_name": agent.name if agent else "",
+                "agent_id": agent.agent_id if agent else "",
+                "agent_url": self.agent_url(agent.agent_id) if agent else "",
+                "team": agent.team if agent else "",
+                "live": call.state == "in_progress",
+                "monitors": monitors(state, call.call_id),
+                "started_at": iso(call.started_at),
+                "campaign": self.campaign(call),
+                "state_label": CALL_STATES.get(call.state, call.state.replace("_", " ")),
+            }
+        }
 
     def queue(self, queue, plan: dict | None = None) -> str:
         return self._render(

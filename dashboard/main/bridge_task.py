@@ -37,6 +37,7 @@ from dashboard.live.leader import only_when_leading
 from dashboard.live.state import LiveState
 from dashboard.main.backfill import Backfill
 from dashboard.main.coaching_offers import CoachingOffers
+from dashboard.main.collector import keep_frozen
 from dashboard.main.day_summary import run_day_summaries
 from dashboard.normal.on_charts import floor_charts
 from dashboard.normal.outside import outside_normal
@@ -234,6 +235,7 @@ async def run_bridge(stop: asyncio.Event):
             offers.run(stop),
             changes.run(stop),
             run_day_summaries(stop, notifier),
+            keep_frozen(stop),  # the collector's full passes: over young objects only
             *replay,
         )
 

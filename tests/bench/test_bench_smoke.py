@@ -28,7 +28,8 @@ REQUIRED = {
 def test_it_measures_a_tiny_scenario_end_to_end_and_reports_medians_of_runs(tmp_path):
     earlier = {"floor": {"p99_ms": 70.0, "measured": {"date": "2026-01-02"}}, "runs": 3}
     (tmp_path / "latest.json").write_text(json.dumps(earlier))
-    run = bench("smoke", tmp_path, "--seconds", "1")  # a shorter window than the scenario's
+    # a shorter window than the scenario's, the dashboard's loop callbacks timed
+    run = bench("smoke", tmp_path, "--seconds", "1", "--stalls")
     files = {p.name: json.loads(p.read_text()) for p in tmp_path.glob("*.json")}
     [dated] = [n for n in files if n.count("-") == 2 and n != "latest.json"]
     results = files[dated]
@@ -51,6 +52,10 @@ def test_it_measures_a_tiny_scenario_end_to_end_and_reports_medians_of_runs(tmp_
     assert 0 < smoke["ideal_p50_ms"] <= smoke["ideal_p99_ms"]
     assert smoke["web_rss_mb"] > 0 and smoke["web_cpu_s_per_s"] > 0
     assert "smoke" in run.stdout  # the table
+    # what the window's events waited behind on the one process's loop
+    loop = smoke["loop"]["web"]
+    assert loop["all"]["count"] > smoke["emitted"] and loop["by_cpu"]
+    assert all(name.startswith(("task ", "callback ")) for name in loop["by_cpu"])
     # the CPU while the load ran, over the events it brought
     per_event = smoke["web_cpu_pct"] / 100 * smoke["load_s"] / smoke["emitted"]
     assert smoke["web_cpu_s_per_1k_events"] == pytest.approx(1000 * per_event, rel=0.1, abs=0.01)

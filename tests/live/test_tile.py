@@ -1,5 +1,6 @@
-"""The agent tile written by Python (live/tile.py) is byte for byte the tile the template
-live/_agent.html renders, for every kind of agent the floor has and for hostile names."""
+"""The agent tile and the call row written by Python (live/tile.py, live/call_row.py) are
+byte for byte what the templates live/_agent.html and live/_call.html render, for every
+kind of agent and call the floor has and for hostile names."""
 
 import itertools
 from datetime import timedelta
@@ -8,6 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.template.loader import get_template
 
+from dashboard.live.call_row import call_row
 from dashboard.live.render import Renderer, ascii_html
 from dashboard.live.state import LiveState
 from dashboard.live.tile import agent_tile
@@ -114,3 +116,57 @@ def test_a_tile_with_two_supervisors_listening_names_both_in_order(renderer):
     tile = renderer.agent(state, watched[0], None)
     assert tile.count('class="monitored"') == 2
     assert tile.index('data-supervisor="u0"') < tile.index('data-supervisor="u1"')
+
+
+def calls_floor() -> tuple[LiveState, list[c.Call]]:
+    """Calls in every state (and one the dashboard does not name), in and out, AI and
+    campaign-less, of an agent the floor has, of one it does not and of none, monitored
+    by none, one or two supervisors, their ids, names and teams hostile by turns."""
+    state, agents = floor()
+    calls = []
+    kinds = itertools.product(
+        (*c.CALL_STATES, "parked_elsewhere"), ("inbound", "outbound"), (0, 1, 2)
+    )
+    for n, (status, direction, variant) in enumerate(kinds):
+        call_id = [f"r{n}", f'r{n}"><i>', f"r/{n}"][n % 3]
+        agent_id = [agents[n % len(agents)].agent_id, "not-on-the-floor", None][variant]
+        campaign = ["camp", "plain", None, "unknown"][n % 4]
+        ai = n % 5 == 0
+        since = None if n % 7 == 0 else T0 + timedelta(seconds=n, milliseconds=n)
+        calls.append(c.Call(call_id, agent_id, campaign, direction, status, ai, since))
+    state.load_snapshot(agents, calls, T0 + timedelta(hours=1))
+    for n, call in enumerate(calls):
+        for k in range(n % 3):
+            at = T0 + timedelta(minutes=2, seconds=k)
+            monitor = c.CallMonitor(
+                call.call_id,
+                f"m{n}-{k}<",
+                f"u{k}",
+                HOSTILE[(n + k) % len(HOSTILE)],
+                ["listen", "whisper", 'barge"<'][k % 3],
+                ["dialing", "connected"][(n + k) % 2],
+                at,
+            )
+            state.apply(c.Event("call.monitor", "org", 1000 + n * 3 + k, at, monitor))
+    return state, calls
+
+
+def test_the_python_call_row_is_the_templates_for_every_kind_of_call(renderer):
+    template = get_template("live/_call.html")
+    state, calls = calls_floor()
+    seen = set()
+    for call in calls:
+        context = renderer.call_context(state, call)
+        expected = template.render(context)
+        assert call_row(context["call"]) == expected, call
+        assert renderer.call(state, call) == ascii_html(expected)
+        seen |= {
+            marker
+            for marker in ("data-live", 'class="tag ai"', "Unassigned", "<bdi>AI</bdi>",
+                           "Inbound", "Outbound", 'class="monitors"', "dialling")
+            if marker in expected
+        }  # fmt: skip
+    # the floor has every branch of the template, hostile names in each
+    assert len(seen) == 8
+    row = renderer.call(state, calls[1])
+    assert '"><i>' not in row and "&quot;&gt;&lt;i&gt;" in row
