@@ -235,7 +235,9 @@ class Setup:
         self.kind, self.workdir, self.children, self.server = kind, workdir, [], None
         self.topology, self.profile = None, profile
         # the dashboard's processes time their loops' callbacks (loop_stalls.py) in here
-        self.stalls = workdir / f"loop-stalls-{kind}" if stalls and kind == "dashboard" else None
+        self.stalls = None
+        if stalls and kind == "dashboard":  # a folder per setup: floor10k's, scaleout's
+            self.stalls = workdir / f"loop-stalls-{s.name}"
         teams = ("--teams", s.teams) if s.teams else ()
         self.sim = start_simulator(
             # No history: these scenarios measure the live path in its steady state, not
@@ -263,7 +265,7 @@ class Setup:
         self.metrics_url = None
         timed = {}
         if self.stalls:
-            self.stalls.mkdir()
+            self.stalls.mkdir(exist_ok=True)
             path = os.pathsep.join(filter(None, [str(HOOK), os.environ.get("PYTHONPATH")]))
             timed = {"LOOP_STALLS_DIR": self.stalls, "PYTHONPATH": path}
         if self.kind == "dashboard" and s.workers:
@@ -840,6 +842,7 @@ def main():
         scenarios = [dataclasses.replace(s, seconds=a.seconds) for s in scenarios]
     started, load = time.monotonic(), os.getloadavg()
     date = datetime.now(UTC).strftime("%Y-%m-%d")
+    stamp = {"date": date, "commit": commit(), "runs": a.runs, "load_before": round(load[0], 2)}
     a.out.mkdir(parents=True, exist_ok=True)
     runs = []
     for k in range(1, a.runs + 1):
@@ -848,7 +851,6 @@ def main():
             (a.out / f"{date}-run{k}.json").write_text(json.dumps(runs[-1], indent=2))
     results = median_of(runs)
     (a.out / f"{date}.json").write_text(json.dumps(results, indent=2))
-    stamp = {"date": date, "commit": commit(), "runs": a.runs, "load_before": round(load[0], 2)}
     write_latest(a.out / "latest.json", results, stamp)
     if not a.no_plot:
         plot(results, a.out / f"{date}.png")

@@ -3,7 +3,7 @@
 The feed renders a row for every change of a call, and every call's row when it draws the
 whole view again (a reload: thousands at 10,000 agents); Django's template engine took
 some 70 us a row, twice a tile written here. The template stays the row's markup of
-record: tests/live/test_call_row.py renders both for varied calls (hostile names among
+record: tests/live/test_tile.py renders both for varied calls (hostile names among
 them) and requires the same bytes. Every value is escaped as the template's autoescaping
 does (tile.py's `escape`).
 """
