@@ -61,8 +61,9 @@ class Publisher:
             view.team_sets = scope.in_use(sets)
         rows = await view.render_rows() if changes.full else None  # the loop free between
         began = time.thread_time()
-        parts = view.render_changes(changes, rows)
-        await turn(began)  # the events that arrived meanwhile are the next push's
+        for parts in view.rendering(changes, rows):  # None until the last: the parts
+            await turn(began)  # the events that arrived meanwhile are the next push's
+            began = time.thread_time()
         self.version += 1
         tiles = view.teams.to_write()  # the whole view in the cache, its tiles by team
         keep = snapshot.entries(self.version, view.view_parts(), tiles, view.teams.html)
