@@ -18,6 +18,7 @@ named below). docs/performance.md "Publishing a change at 10,000 agents" records
 import argparse
 import asyncio
 import functools
+import inspect
 import os
 import random
 import time
@@ -46,7 +47,9 @@ class Clock:
         self.at = 1000.0
 
     def module(self):
-        return types.SimpleNamespace(monotonic=lambda: self.at, perf_counter=time.thread_time)
+        return types.SimpleNamespace(
+            monotonic=lambda: self.at, perf_counter=time.thread_time, thread_time=time.thread_time
+        )
 
 
 class Steps:
@@ -76,7 +79,22 @@ class Steps:
                 steps.calls[label] += 1
                 steps.depth -= 1
 
-        setattr(owner, name, timed)
+        @functools.wraps(original)
+        def stepped(*args, **kwargs):  # a generator's: each of its slices timed
+            slices, steps.calls[label] = original(*args, **kwargs), steps.calls[label] + 1
+            while True:
+                steps.depth += 1
+                start = time.thread_time()
+                try:
+                    item = next(slices)
+                except StopIteration as done:
+                    return done.value
+                finally:
+                    steps.cpu[label] += time.thread_time() - start
+                    steps.depth -= 1
+                yield item
+
+        setattr(owner, name, stepped if inspect.isgeneratorfunction(original) else timed)
 
 
 def floor(agents: int, teams: int, now: datetime) -> list:

@@ -223,6 +223,41 @@ def url(name: str, *args) -> str:
 
 def readings(rule: RuleSpec, floor: Floor, now: datetime) -> list[Reading]:
     """Each subject's value for the rule, in its scope."""
+    return [r for part in readings_sliced(rule, floor, now) for r in part]
+
+
+def readings_sliced(rule: RuleSpec, floor: Floor, now: datetime):
+    """`readings` a part at a time: a rule's about agents SLICE agents' at a time (at
+    10,000 agents thousands ring at once, some 2 us a reading), at least one part. The
+    agents it reads are taken at the first, so every part is of that moment."""
+    if rule.metric not in AGENT_STATES:
+        yield floor_readings(rule, floor, now)
+        return
+    status, wanted = AGENT_STATES[rule.metric], rule.scope_value
+    agents = [
+        a
+        for a in floor.state.agents.values()
+        if a.status == status
+        and a.since is not None
+        and (rule.scope != TEAM or matches(wanted, a.team))
+    ]
+    for at in range(0, len(agents) or 1, SLICE):
+        yield [
+            Reading(
+                f"agent:{a.agent_id}",
+                a.name or a.agent_id,
+                max(0.0, (now - a.since).total_seconds()),
+                1.0,
+                url("agent", a.agent_id),
+                dom.agent_tile(a.agent_id),
+                a.team or "",
+            )
+            for a in agents[at : at + SLICE]
+        ]
+
+
+def floor_readings(rule: RuleSpec, floor: Floor, now: datetime) -> list[Reading]:
+    """`readings` of a rule not about agents: queues, teams, the floor, the service."""
     state, metric = floor.state, rule.metric
     scope, wanted = rule.scope, rule.scope_value
     inbound = floor.figures.get("inbound") or {}
@@ -259,25 +294,6 @@ def readings(rule: RuleSpec, floor: Floor, now: datetime) -> list[Reading]:
             1 for a in state.agents.values() if a.status == "available" and matches(wanted, a.team)
         )
         out.append(Reading(f"team:{wanted}", f"team {wanted}", count, 0.0, url("home"), ""))
-    elif metric in AGENT_STATES:
-        status = AGENT_STATES[metric]
-        for a in state.agents.values():
-            if a.status != status or a.since is None:
-                continue
-            if scope == TEAM and not matches(wanted, a.team):
-                continue
-            spent = max(0.0, (now - a.since).total_seconds())
-            out.append(
-                Reading(
-                    f"agent:{a.agent_id}",
-                    a.name or a.agent_id,
-                    spent,
-                    1.0,
-                    url("agent", a.agent_id),
-                    dom.agent_tile(a.agent_id),
-                    a.team or "",
-                )
-            )
     elif metric == Metric.SERVICE_LEVEL:
         # The queues' own levels over their open minutes, where the service has queues.
         pct = inbound["floor_sl_pct"] if inbound else service_level_pct(state.day.totals)
@@ -373,19 +389,22 @@ class Engine:
 
     def evaluating(self, floor: Floor, now: datetime):
         """`evaluate`, a slice at a time: yields each rule's transitions once it is done,
-        and an empty slice after its readings and after every SLICE of its subjects. The
-        watch lets the event loop run between slices (a rule about agents reads and steps
-        thousands of them on a large floor, tens of ms at once); the readings are taken at
-        once, so what the loop changes meanwhile waits for the next evaluation, and the
-        engine is used by that one task only."""
+        and an empty slice after each part of its readings (`readings_sliced`) and after
+        every SLICE of its subjects. The watch lets the event loop run between slices (a
+        rule about agents reads and steps thousands of them on a large floor, tens of ms
+        at once); the agents a rule reads are taken at once, so what the loop changes
+        meanwhile waits for the next evaluation, and the engine is used by that one task
+        only."""
         seen = {}
         sizes = None  # each team's agents on the floor, counted once for the grouped rules
         followed: dict[int, set[str]] = {}  # each rule's subjects with a tracker, read once
         for rule_id, subject in self.trackers:
             followed.setdefault(rule_id, set()).add(subject)
         for rule in self.rules.values():
-            seen[rule.id] = readings(rule, floor, now)
-            yield []
+            seen[rule.id] = []
+            for part in readings_sliced(rule, floor, now):
+                seen[rule.id] += part
+                yield []
             found = {r.subject: r for r in seen[rule.id]}
             subjects = found.keys() | followed.get(rule.id, set())
             # A group's member leaves as soon as it is back to normal; the group waits.

@@ -60,9 +60,11 @@ class Publisher:
             sets = await sync_to_async(cache.get, thread_sensitive=False)(TEAM_SETS_KEY)
             view.team_sets = scope.in_use(sets)
         rows = await view.render_rows() if changes.full else None  # the loop free between
-        began = time.thread_time()
-        parts = view.render_changes(changes, rows)
-        await turn(began)  # the events that arrived meanwhile are the next push's
+        rendering, parts = view.rendering(changes, rows), None
+        while parts is None:  # a slice at a time; the last one's are the parts
+            began = time.thread_time()
+            parts = next(rendering)
+            await turn(began)  # the events that arrived meanwhile are the next push's
         self.version += 1
         tiles = view.teams.to_write()  # the whole view in the cache, its tiles by team
         keep = snapshot.entries(self.version, view.view_parts(), tiles, view.teams.html)

@@ -180,18 +180,23 @@ class Renderer:
         return self.kpi_strips(state, figures, now, ())[()]
 
     def kpi_strips(self, state: LiveState, figures: dict, now: datetime, team_sets) -> dict:
-        """The whole floor's KPI strip and each team set's, by team set (() the floor's):
-        the floor's figures worked out and rendered once (and once more as a team set's
-        strip shows them), the teams' agents counted as they change (tally.py)."""
-        kpis = state.kpis(now)
+        """The whole floor's KPI strip and each team set's, by team set (() the floor's)."""
+        return dict(self.strips(state, figures, now, team_sets))
+
+    def strips(self, state: LiveState, figures: dict, now: datetime, team_sets):
+        """`kpi_strips` one at a time, as (team set, strip): the floor's figures worked out
+        and rendered once (and once more as a team set's strip shows them), the teams'
+        agents counted as they change (tally.py), all before the first strip, so every
+        strip is of that moment however long the caller takes between two."""
+        team_sets, kpis = tuple(team_sets), state.kpis(now)
         vs = explain.comparisons(kpis, state, now)
         why = explain.hidden(explain.floor_inputs(kpis, state, figures, now))
-        strips = {(): self._strip(kpis, self._floor(kpis, figures, vs, False), why)}
+        whole = self._strip(kpis, self._floor(kpis, figures, vs, False), why)
         if team_sets:
             by_team, floor = state.team_figures(), self._floor(kpis, figures, vs, True)
-            for teams in team_sets:
-                strips[teams] = self._strip(scoped(kpis, by_team, teams), floor, why, teams)
-        return strips
+        yield (), whole
+        for teams in team_sets:
+            yield teams, self._strip(scoped(kpis, by_team, teams), floor, why, teams)
 
     def _floor(self, kpis, figures, vs, teams: bool) -> SafeString:
         """The floor's figures of a strip, a team set's or the whole floor's."""

@@ -5,7 +5,8 @@ is cached for every socket that (re)connects or sees a jump (publish.py; its age
 by team: snapshot.py). A changed tile also goes out in its team's part (team_tiles.py),
 for the pages of a team set. The KPI strip changes with nearly every event (4 KB in every
 push otherwise), so it is rendered at most every KPI_EVERY_S, the team sets' strips within
-STRIPS_SHARE of the feed's time, and the header's status only when it changed.
+STRIPS_SHARE of the feed's time (a slice at a time, the event loop free between), and the
+header's status only when it changed.
 """
 
 import time
@@ -29,6 +30,9 @@ KPI_EVERY_S = 0.25
 # whole floor's (every KPI_EVERY_S) on a small floor, less often where they are many on a
 # large one (100 sets at 10,000 agents take some 40 ms each time on a quiet core).
 STRIPS_SHARE = 0.1
+# The strips rendered between two turns of the event loop, in seconds of it: the service's
+# events would otherwise wait behind the 100 sets' strips at 10,000 agents.
+STRIPS_SLICE_S = 0.002
 # Rows rendered between two turns of the event loop when the whole view is drawn again (a
 # snapshot at 10,000 agents: their tiles and thousands of calls' rows, half a second at once):
 # a call's row takes some 70 us, an agent's tile 30.
@@ -75,6 +79,13 @@ class FloorView:
         """Render what changed once, into the fragments kept for the full view. Returns the
         parts to push ("" where nothing changed), or the full view's when everything did:
         with `rows` (`render_rows`) as its agents' tiles and calls' rows, if given."""
+        *_, parts = self.rendering(changes, rows)
+        return parts
+
+    def rendering(self, changes: Changes, rows: tuple | None = None):
+        """`render_changes` a slice at a time, for the push to let the event loop run
+        between: None after each STRIPS_SLICE_S of the KPI strips, then the parts. The
+        strips are of the moment the tiles were rendered, whatever the loop does between."""
         state = self.inbox.state
         stamps = self.inbox.stamps
         self.render.campaigns = self.inbox.campaign_names
@@ -111,10 +122,11 @@ class FloorView:
                 self.queue_html[queue_id] = self.render.queue(state.queues[queue_id], plan)
                 queues.append(self.queue_html[queue_id])
         self.teams.join()
-        kpis = self.render_kpis(changes)
+        kpis = yield from self.render_kpis(changes)
         panels = {**self.render_board(changes), **self.render_changed()}
         if changes.full:
-            return self.full_parts()
+            yield self.full_parts()
+            return
         parts = {
             "agents": "".join(agents),
             **team_tiles.by_team({a: self.agent_html[a] for a in teams}, teams),
@@ -124,7 +136,7 @@ class FloorView:
             **panels,
         }
         parts["status"] = self.status_part(any(parts.values()))
-        return parts
+        yield parts
 
     async def render_rows(self) -> tuple[dict[str, str], dict[str, str]]:
         """Every agent's tile and every call's row, for a whole view, ROWS_SLICE at a time
@@ -145,11 +157,12 @@ class FloorView:
         """A queue's own target, goal, service level and hours (the inbound side's figures)."""
         return ((self.inbox.figures.get("inbound") or {}).get("queues") or {}).get(queue_id)
 
-    def render_kpis(self, changes: Changes) -> dict[str, str]:
+    def render_kpis(self, changes: Changes):
         """The KPI strips that changed (the whole floor's and each team set's in use, by
         part name), at most every KPI_EVERY_S; a team set new in use at once. They are
         re-rendered even without events: states under way count up to now (the heartbeat
-        keeps them right on a quiet floor)."""
+        keeps them right on a quiet floor). A generator: None after each STRIPS_SLICE_S of
+        rendering (`rendering`), the strips that changed as its return value."""
         clock = time.monotonic()
         new_set = not self.team_sets <= self.kpi_html.keys()
         if not changes.full and not new_set and clock - self._kpis_at < KPI_EVERY_S:
@@ -158,10 +171,15 @@ class FloorView:
             return {}
         self._kpis_at, self.kpis_due = clock, None
         sets = self.team_sets if changes.full or new_set or self.strips.due(clock) else set()
-        started = time.perf_counter()
-        strips = self.render.kpi_strips(self.inbox.state, self.inbox.figures, now(), sets)
-        if sets:
-            self.strips.rendered(clock, time.perf_counter() - started)
+        strips, took, began = {}, 0.0, time.perf_counter()
+        for teams, html in self.render.strips(self.inbox.state, self.inbox.figures, now(), sets):
+            strips[teams] = html
+            if time.perf_counter() - began >= STRIPS_SLICE_S:
+                took += time.perf_counter() - began
+                yield None
+                began = time.perf_counter()
+        if sets:  # the time the strips took, not the time the loop ran between them
+            self.strips.rendered(clock, took + time.perf_counter() - began)
         kept = {t: h for t, h in self.kpi_html.items() if t in self.team_sets}
         strips = {**kept, **strips}  # team sets not due keep their last strip
         changed = {kpis_part(t): h for t, h in strips.items() if h != self.kpi_html.get(t)}

@@ -242,9 +242,9 @@ def test_a_floor_of_ten_thousand_agents_is_read_again_without_working_out_their_
 
 
 def test_an_evaluation_goes_a_slice_at_a_time_and_ends_where_a_whole_one_would():
-    """The watch lets the event loop run between slices: after each rule's readings and
-    every SLICE of its subjects. Each rule's transitions come with its last slice, and they
-    and the due moments after are those of a whole evaluation."""
+    """The watch lets the event loop run between slices: after every SLICE of a rule's
+    readings and of its subjects. Each rule's transitions come with its last slice, and
+    they and the due moments after are those of a whole evaluation."""
     events = Events()
     floor = floor_with(
         *(events.agent(0, f"a{n}", "wrap_up", team=f"T{n % 2}") for n in range(2 * SLICE)),
@@ -257,7 +257,7 @@ def test_an_evaluation_goes_a_slice_at_a_time_and_ends_where_a_whole_one_would()
     sliced, whole = Engine(rules), Engine(rules)
     slices = list(sliced.evaluating(floor, at(61)))
     assert [[(t.kind, t.subject) for t in found] for found in slices] == [
-        [], [], [], [(RAISED, "team:T0"), (RAISED, "team:T1")], [], []
+        [], [], [], [], [(RAISED, "team:T0"), (RAISED, "team:T1")], [], []
     ]  # fmt: skip
     assert [t.kind for t in whole.evaluate(floor, at(61))] == [RAISED, RAISED]
     assert sliced.next_due(floor, at(61)) == whole.next_due(floor, at(61)) == at(600)

@@ -120,6 +120,29 @@ def test_the_feed_renders_each_team_sets_strip_once_per_push(db):
     assert "kpis@Sales North,Support" not in feed.view.full_parts()
 
 
+def test_a_pushs_strips_are_of_its_moment_while_the_loop_runs_between_them(db, monkeypatch):
+    from dashboard.live import view
+    from dashboard.main.bridge_task import live_feed
+
+    monkeypatch.setattr(view, "STRIPS_SLICE_S", 0.0)  # a turn of the loop after every strip
+    feed = live_feed(LiveState(UTC), tick=0.1, heartbeat=60)
+    feed.snapshot(FLOOR, [])
+    feed.view.team_sets = {("Sales North", "Support"), SUPPORT}
+    rendering = feed.view.rendering(feed.inbox.take())  # the whole view
+    assert next(rendering) is None  # the whole floor's strip rendered, the loop runs
+    feed.event(Events().agent(1, "s1", "paused", team="Support"))  # meanwhile
+    *between, parts = rendering
+    assert between == [None, None]  # a turn after each team set's strip
+    support = parts["agents@Support"]
+    assert tiles(support) == ["s1"] and 'data-state="available"' in support
+    strips = [parts[p] for p in ("kpis", "kpis@Support", "kpis@Sales North,Support")]
+    assert [kpi(html, "paused") for html in strips] == [1, 0, 1]  # n2 only
+    assert kpi(parts["kpis@Support"], "available") == 1
+    let_pass(KPI_EVERY_S, "the strips are rendered at most this often")
+    parts = feed.view.render_changes(feed.inbox.take())  # the event is the next push's
+    assert kpi(parts["kpis"], "paused") == 2 and kpi(parts["kpis@Support"], "paused") == 1
+
+
 def test_the_team_sets_strips_take_at_most_their_share_of_the_feeds_time():
     pace = StripPace()
     assert pace.due(0.0)
