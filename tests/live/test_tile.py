@@ -62,24 +62,23 @@ def floor() -> tuple[LiveState, list[c.Agent]]:
     state.load_snapshot(agents, calls, T0 + timedelta(hours=1))
     for n, call in enumerate(calls[::2]):
         for k in range(n % 3):
-            state.apply(
-                c.Event(
-                    "call.monitor",
-                    "org",
-                    n * 3 + k,
-                    T0 + timedelta(minutes=1, seconds=k),
-                    c.CallMonitor(
-                        call.call_id,
-                        f's{n}-{k}"<',
-                        f"u{k}",
-                        HOSTILE[(n + k) % len(HOSTILE)],
-                        ["listen", "whisper", 'barge"<'][k % 3],
-                        ["dialing", "connected"][(n + k) % 2],
-                        T0 + timedelta(minutes=1, seconds=k),
-                    ),
-                )
-            )
+            at = T0 + timedelta(minutes=1, seconds=k)
+            monitor = monitoring(call.call_id, f's{n}-{k}"<', n, k, at)
+            state.apply(c.Event("call.monitor", "org", n * 3 + k, at, monitor))
     return state, agents
+
+
+def monitoring(call_id: str, supervisor_id: str, n: int, k: int, at) -> c.CallMonitor:
+    """The k-th supervisor on the n-th call: each mode and status in turn, hostile names."""
+    return c.CallMonitor(
+        call_id,
+        supervisor_id,
+        f"u{k}",
+        HOSTILE[(n + k) % len(HOSTILE)],
+        ["listen", "whisper", 'barge"<'][k % 3],
+        ["dialing", "connected"][(n + k) % 2],
+        at,
+    )
 
 
 @pytest.fixture
@@ -138,15 +137,7 @@ def calls_floor() -> tuple[LiveState, list[c.Call]]:
     for n, call in enumerate(calls):
         for k in range(n % 3):
             at = T0 + timedelta(minutes=2, seconds=k)
-            monitor = c.CallMonitor(
-                call.call_id,
-                f"m{n}-{k}<",
-                f"u{k}",
-                HOSTILE[(n + k) % len(HOSTILE)],
-                ["listen", "whisper", 'barge"<'][k % 3],
-                ["dialing", "connected"][(n + k) % 2],
-                at,
-            )
+            monitor = monitoring(call.call_id, f"m{n}-{k}<", n, k, at)
             state.apply(c.Event("call.monitor", "org", 1000 + n * 3 + k, at, monitor))
     return state, calls
 
