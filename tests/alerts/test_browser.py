@@ -8,7 +8,7 @@ back. A wallboard flashes the agents' tiles and shows the alert's sentence in it
 import pytest
 
 from dashboard.testing.alerts import Rules, calm
-from dashboard.testing.browsers import screenshot, sign_in, wait_for_js
+from dashboard.testing.browsers import screenshot, session_cookies, sign_in, wait_for_js
 from dashboard.testing.links import create_link
 from dashboard.testing.servers import start_dashboard
 from dashboard.testing.simulator import start_simulator
@@ -189,3 +189,24 @@ def test_a_wallboard_flashes_the_tile_and_shows_the_banner(alert_tray_floor, bro
         page.wait_for_selector(f"#agent-{agent['agentId']}:not(.alert-flash)", timeout=15_000)
     finally:
         page.close()
+
+
+def test_the_rules_table_keeps_each_row_one_line_of_cells(alert_tray_floor, browser):
+    """The Delete button's cell is a cell of its row: same top, same bottom, same border."""
+    sim, server, rules = alert_tray_floor
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.add_cookies(session_cookies(server, server.add_user("rhea", "manager")))
+    page = context.new_page()
+    try:
+        page.goto(f"{server.url}/alerts/rules/")
+        edges = page.evaluate(
+            """() => [...document.querySelectorAll("tbody tr")].map((row) =>
+                [...row.cells].map((cell) => {
+                    const box = cell.getBoundingClientRect();
+                    return [Math.round(box.top), Math.round(box.bottom)];
+                }))"""
+        )
+        assert edges and all(len(row) == 6 for row in edges)
+        assert all(len({tuple(cell) for cell in row}) == 1 for row in edges), edges
+    finally:
+        context.close()
