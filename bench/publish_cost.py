@@ -47,9 +47,7 @@ class Clock:
         self.at = 1000.0
 
     def module(self):
-        return types.SimpleNamespace(
-            monotonic=lambda: self.at, perf_counter=time.thread_time, thread_time=time.thread_time
-        )
+        return types.SimpleNamespace(monotonic=lambda: self.at, thread_time=time.thread_time)
 
 
 class Steps:

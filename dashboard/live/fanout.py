@@ -23,12 +23,11 @@ layer's group expiry, and after the layer failed (a Redis restarted empty forget
 import asyncio
 import contextlib
 import logging
-import time
 
 from channels.consumer import get_handler_name
 
 from dashboard.shared import metrics
-from dashboard.shared.aio import turn
+from dashboard.shared.aio import Slices
 from dashboard.shared.close_codes import CLOSE_RESTARTING
 
 from .hub import EXTENSION, JOIN, LEAVE
@@ -124,11 +123,10 @@ class Relay:
 
     async def fan_out(self, message: dict):
         version, prev = message.get("version"), message.get("prev")
-        began = time.thread_time()
+        slices = Slices(SLICE_S)
         for audience, members in list(self.audiences.items()):
-            if time.thread_time() - began >= SLICE_S:
-                await turn(began)  # each audience's sockets are written in one piece
-                began = time.thread_time()
+            if slices.spent():
+                await slices.turn()  # each audience's sockets are written in one piece
             try:
                 text = audience.frame(message) if audience else message["html"]
                 if self.broadcast:

@@ -13,7 +13,7 @@ import time
 
 from django.utils.html import format_html
 
-from dashboard.shared.aio import turn
+from dashboard.shared.aio import Slices, turn
 
 from . import team_tiles
 from .audiences import kpis_part
@@ -171,15 +171,16 @@ class FloorView:
             return {}
         self._kpis_at, self.kpis_due = clock, None
         sets = self.team_sets if changes.full or new_set or self.strips.due(clock) else set()
-        strips, took, began = {}, 0.0, time.perf_counter()
+        strips, slices = {}, Slices(STRIPS_SLICE_S)
         for teams, html in self.render.strips(self.inbox.state, self.inbox.figures, now(), sets):
             strips[teams] = html
-            if time.perf_counter() - began >= STRIPS_SLICE_S:
-                took += time.perf_counter() - began
+            if slices.spent():
+                slices.end()
                 yield None
-                began = time.perf_counter()
-        if sets:  # the time the strips took, not the time the loop ran between them
-            self.strips.rendered(clock, took + time.perf_counter() - began)
+                slices.begin()
+        if sets:  # the CPU the strips took, not the time the loop ran between them
+            slices.end()
+            self.strips.rendered(clock, slices.took)
         kept = {t: h for t, h in self.kpi_html.items() if t in self.team_sets}
         strips = {**kept, **strips}  # team sets not due keep their last strip
         changed = {kpis_part(t): h for t, h in strips.items() if h != self.kpi_html.get(t)}

@@ -13,9 +13,7 @@ again.
 While the day's history is read, the fill allocates a lot and keeps some of it (today's
 calls until they are written), and full passes set off meanwhile were the fill's longest
 stalls of the loop (docs/performance.md, the live feed during the fill): while a fill runs
-they wait (`full_passes_held`; the younger generations' passes, short, go on), and what
-the process holds when its first fill starts (the live state of the first snapshot, its
-caches) is frozen at once.
+they wait (`full_passes_held`; the younger generations' passes, short, go on).
 """
 
 import asyncio
@@ -29,15 +27,12 @@ FULL_PASS_AFTER = 1000  # younger passes between two full ones while a fill runs
 FREEZE_EVERY_S = 10.0
 THAW_EVERY_S = 600.0
 
-_held = {"fills": 0, "threshold": None, "frozen": False}  # this process's
+_held = {"fills": 0, "threshold": None}  # this process's
 
 
 @contextmanager
 def full_passes_held():
     """Full collections held back for as long as the block runs; restored after."""
-    if not _held["frozen"]:
-        gc.freeze()
-        _held["frozen"] = True
     if _held["fills"] == 0:
         _held["threshold"] = young, middle, old = gc.get_threshold()
         gc.set_threshold(young, middle, max(old, FULL_PASS_AFTER))

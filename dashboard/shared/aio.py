@@ -2,6 +2,7 @@
 
 import asyncio
 import contextlib
+import time
 
 from channels.db import database_sync_to_async
 
@@ -17,6 +18,33 @@ async def turn(since: float):
     thread's `time.thread_time()` as the slice began) is for a pause that paces by the
     slice's CPU instead (main/loop_share.py), which callers may give in its place."""
     await asyncio.sleep(0)
+
+
+class Slices:
+    """Work on the event loop cut into slices of `budget_s` of the loop thread's CPU, a
+    turn of the loop between two: what waits for the loop (the service's events) waits a
+    slice at most. `took` is the CPU of the slices so far, not the loop's turns between."""
+
+    def __init__(self, budget_s: float):
+        self.budget_s = budget_s
+        self.began = time.thread_time()
+        self.took = 0.0
+
+    def spent(self) -> bool:
+        return time.thread_time() - self.began >= self.budget_s
+
+    def end(self):
+        """This slice ends (a generator's, whose caller turns the loop): `took` counts it."""
+        self.took += time.thread_time() - self.began
+
+    def begin(self):
+        self.began = time.thread_time()
+
+    async def turn(self):
+        """End this slice, let the loop turn, begin the next."""
+        self.end()
+        await turn(self.began)
+        self.begin()
 
 
 async def until_stopped(stop: asyncio.Event, work) -> bool:
