@@ -26,11 +26,12 @@ from .subscribers import Board, Subscriber
 # The KPI strip is rendered and sent at most this often; a change in between goes out when
 # this much has passed.
 KPI_EVERY_S = 0.25
-# The team sets' KPI strips take at most this share of the feed's time: rendered with the
+# The team sets' KPI strips take at most this share of the time, in the loop thread's CPU
+# (what they take from the service's events, however loaded the machine): rendered with the
 # whole floor's (every KPI_EVERY_S) on a small floor, less often where they are many on a
 # large one (100 sets at 10,000 agents take some 5 ms each time on a quiet core).
 STRIPS_SHARE = 0.1
-# The strips rendered between two turns of the event loop, in seconds of it: the service's
+# The strips rendered between two turns of the event loop, in seconds of its CPU: the service's
 # events would otherwise wait behind the 100 sets' strips at 10,000 agents.
 STRIPS_SLICE_S = 0.002
 # Rows rendered between two turns of the event loop when the whole view is drawn again (a
