@@ -1,10 +1,10 @@
 """A group alert's page socket: its list of agents, live, and the header's tray."""
 
-from asgiref.sync import sync_to_async
 from django.core.cache import cache
 
 from dashboard.accounts.roles import SUPERVISOR
 from dashboard.live.consumers import PushConsumer
+from dashboard.shared.aio import cache_work
 
 from . import members
 
@@ -23,7 +23,7 @@ class AlertConsumer(PushConsumer):
 
     async def send_snapshot(self):
         await super().send_snapshot()  # the header's freshness and tray
-        lists = await sync_to_async(cache.get, thread_sensitive=False)(members.KEY)
+        lists = await cache_work(cache.get, members.KEY)
         await self.send_list(lists)
 
     async def send_list(self, lists):

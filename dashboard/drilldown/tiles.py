@@ -10,12 +10,12 @@ dropped message), reads its agent's tile from there.
 
 import logging
 
-from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.core.cache import cache
 from django.utils.html import format_html
 
 from dashboard.live.subscribers import Subscriber
+from dashboard.shared.aio import cache_work
 
 log = logging.getLogger("dashboard.drilldown.tiles")
 GROUP = "agent-pages"
@@ -56,14 +56,12 @@ class TilePublisher(Subscriber):
 
     async def publish(self, tiles: dict[str, str], full: bool):
         if self.version is None:
-            self.version = await sync_to_async(cache.get, thread_sensitive=False)(VERSION_KEY, 0)
+            self.version = await cache_work(cache.get, VERSION_KEY, 0)
         self.version += 1
         gone = self.shown - tiles.keys() if full else set()
         self.shown = set(tiles) if full else self.shown | tiles.keys()
         keep = {tile_key(agent_id): html for agent_id, html in tiles.items()}
-        await sync_to_async(store, thread_sensitive=False)(
-            {**keep, VERSION_KEY: self.version}, [tile_key(a) for a in gone]
-        )
+        await cache_work(store, {**keep, VERSION_KEY: self.version}, [tile_key(a) for a in gone])
         await self.layer.group_send(
             GROUP,
             {

@@ -11,9 +11,9 @@ floor, a change of the ring groups, or a failed write), and a queue's page reads
 
 import hashlib
 
-from asgiref.sync import sync_to_async
 from django.core.cache import cache
 
+from dashboard.shared.aio import cache_work
 from dashboard.upstream import contract as c
 
 MEMBER = "inbound:member:"  # + agent id: (name, status), while the agent is on the floor
@@ -80,7 +80,7 @@ class Rings:
         drop += [MEMBER + a for a, now in shown.items() if not now]
         try:
             if keep or drop:
-                await sync_to_async(store, thread_sensitive=False)(keep, drop)
+                await cache_work(store, keep, drop)
         except Exception:
             self.whole = True  # what the cache holds is unknown: all of it at the next redraw
             raise

@@ -11,13 +11,12 @@ only it.
 
 import time
 
-from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.core.cache import cache
 
 from dashboard.accounts import scope
 from dashboard.shared import metrics
-from dashboard.shared.aio import turn
+from dashboard.shared.aio import cache_work, turn
 from dashboard.shared.cache_keys import (
     AGENT_TEAMS_KEY,
     NAMES_KEY,
@@ -57,7 +56,7 @@ class Publisher:
         view, state = self.view, self.view.inbox.state
         if time.monotonic() - self._sets_at >= TEAM_SETS_EVERY_S:
             self._sets_at = time.monotonic()
-            sets = await sync_to_async(cache.get, thread_sensitive=False)(TEAM_SETS_KEY)
+            sets = await cache_work(cache.get, TEAM_SETS_KEY)
             view.team_sets = scope.in_use(sets)
         rows = await view.render_rows() if changes.full else None  # the loop free between
         rendering, parts = view.rendering(changes, rows), None
@@ -80,11 +79,7 @@ class Publisher:
                 k: (x.agent_id or "", agents[x.agent_id].team if x.agent_id in agents else "")
                 for k, x in state.calls.items()
             }
-        # In a thread of its own: `cache.aset` would queue behind every view's database work
-        # in Django's one shared sync thread (a sign-in's password hash alone takes 0.3 s).
-        await sync_to_async(store, thread_sensitive=False)(
-            keep, {STATUS_KEY: view.status_view()}, 3 * self.heartbeat
-        )
+        await cache_work(store, keep, {STATUS_KEY: view.status_view()}, 3 * self.heartbeat)
         view.teams.written(tiles)
         await self.layer.group_send(
             LIVE_GROUP,

@@ -17,6 +17,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from dashboard.live.subscribers import Board, Subscriber
+from dashboard.shared.aio import cache_work
 from dashboard.shared.filling import (
     filling_past_pct,
     filling_pct,
@@ -92,8 +93,7 @@ class FillingMirror(Subscriber):
 
     async def store(self, pct: tuple) -> bool:
         try:
-            # In a thread of its own: never behind the views in Django's shared one.
-            await sync_to_async(store_progress, thread_sensitive=False)(*pct)
+            await cache_work(store_progress, *pct)
         except Exception:
             log.exception("the fill's progress not written; it will be again")
             return False

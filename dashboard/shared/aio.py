@@ -4,7 +4,10 @@ import asyncio
 import contextlib
 import time
 
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
+from django.core.cache import caches
+from django.core.cache.backends.locmem import LocMemCache
 
 
 async def pause(stop: asyncio.Event, seconds: float):
@@ -45,6 +48,19 @@ class Slices:
         self.end()
         await turn(self.began)
         self.begin()
+
+
+async def cache_work(work, *args):
+    """`work(*args)`, a piece of the cache's work (sync), done without blocking the loop.
+
+    A cache in this process's memory (the one-machine demo's) does it on the loop at once:
+    it waits for nothing, so a worker thread would only add the hops there and back and
+    hand the GIL to and fro while the loop waits. Any other cache (Redis) is reached over
+    the network: in a worker thread, and not Django's one sync thread, where it would queue
+    behind every view's database work (a sign-in's password hash alone takes 0.3 s)."""
+    if isinstance(caches["default"], LocMemCache):
+        return work(*args)
+    return await sync_to_async(work, thread_sensitive=False)(*args)
 
 
 async def until_stopped(stop: asyncio.Event, work) -> bool:
