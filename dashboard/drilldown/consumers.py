@@ -1,10 +1,9 @@
 """An agent page's socket: its agent's tile, live, the header's freshness, and the word to
 fetch its day's figures again once today is read from the service's history (refresh.py)."""
 
-from asgiref.sync import sync_to_async
-
 from dashboard.accounts.roles import SUPERVISOR
 from dashboard.live.consumers import PushConsumer
+from dashboard.shared.aio import cache_work
 
 from . import tiles
 from .refresh import REFRESH, still_filling
@@ -32,10 +31,7 @@ class AgentConsumer(PushConsumer):
             await self.send_refresh()  # rendered while filling, read since
 
     async def send_tile(self):
-        # Not `cache.aget`: that waits in Django's one shared sync thread (see live/publish.py).
-        self.version, tile = await sync_to_async(tiles.current, thread_sensitive=False)(
-            self.agent_id
-        )
+        self.version, tile = await cache_work(tiles.current, self.agent_id)
         await self.send(text_data=tile or tiles.absent(self.agent_id))
 
     async def agent_tiles(self, event):

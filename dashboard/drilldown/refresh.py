@@ -10,9 +10,9 @@ today's figures (htmx `hx-select-oob`). Each page asks for its own agent's figur
 a reload would, and a note being typed stays as it is. A page rendered while filling whose
 socket connects after the fill ended is sent it on connecting."""
 
-from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
+from dashboard.shared.aio import cache_work
 from dashboard.shared.filling import filling_pct
 
 from .tiles import GROUP
@@ -25,7 +25,7 @@ REFRESH = (
 
 
 async def still_filling() -> bool:
-    return await sync_to_async(filling_pct, thread_sensitive=False)() is not None
+    return await cache_work(filling_pct) is not None
 
 
 class TodayRead:

@@ -13,7 +13,6 @@ import asyncio
 import logging
 from contextlib import suppress
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from dashboard.live.subscribers import Board, Subscriber
@@ -105,7 +104,7 @@ class FillingMirror(Subscriber):
         no fill hears IDLE first, which the cache already says unless a process stopped
         during a fill (its progress kept until it expires)."""
         try:
-            return await sync_to_async(shown_progress, thread_sensitive=False)()
+            return await cache_work(shown_progress)
         except Exception:
             log.warning("the fill's progress not read from the cache; passing it on")
             return UNSET
