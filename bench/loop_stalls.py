@@ -112,13 +112,13 @@ def between(before: dict, after: dict, top: int = 12) -> dict:
         diff = {k: v - was.get(k, 0) for k, v in row.items() if k != "max_ms"}
         if diff["count"]:
             rows[name] = diff | {"max_ms": round(row["max_ms"], 1)}  # since the start
-    callbacks = [r for name, r in rows.items() if not name.startswith(GC)]
-    total = {k: sum(r[k] for r in callbacks) for k in ("count", "cpu_s")}
-    total |= {f"over_{b}ms": sum(r[f"over_{b}ms"] for r in callbacks) for b in BOUNDS_MS}
-    stalling = [kv for kv in rows.items() if kv[1][f"over_{BOUNDS_MS[0]}ms"]]
+    callbacks = {name: r for name, r in rows.items() if not name.startswith(GC)}
+    total = {k: sum(r[k] for r in callbacks.values()) for k in ("count", "cpu_s")}
+    total |= {f"over_{b}ms": sum(r[f"over_{b}ms"] for r in callbacks.values()) for b in BOUNDS_MS}
+    stalling = [kv for kv in callbacks.items() if kv[1][f"over_{BOUNDS_MS[0]}ms"]]
     return {
         "all": {k: round(v, 3) for k, v in total.items()},
-        "by_cpu": rounded(sorted(rows.items(), key=lambda kv: -kv[1]["cpu_s"])[:top]),
+        "by_cpu": rounded(sorted(callbacks.items(), key=lambda kv: -kv[1]["cpu_s"])[:top]),
         "by_stalls": rounded(
             sorted(stalling, key=lambda kv: [-kv[1][f"over_{b}ms"] for b in BOUNDS_MS[::-1]])[:top]
         ),
