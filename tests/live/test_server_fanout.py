@@ -114,10 +114,9 @@ def six_sockets_read_at_once(live) -> list[list[str]] | None:
 def test_every_socket_gets_the_same_frames_in_order(live):
     # A window again when the machine left one of our readers behind: on a loaded machine
     # (a browser test on the other core) that can last a while, so windows for two minutes.
-    deadline = time.monotonic() + 120
-    while not (got := six_sockets_read_at_once(live)) and time.monotonic() < deadline:
-        pass
-    assert got, "a reader fell behind the cap in every window for two minutes"
+    got = wait_until(
+        lambda: six_sockets_read_at_once(live), 120, "a window with none of our readers skipped"
+    )
     last = got[-1][5:20]
     for seen in got[:-1]:  # each connected earlier: from the last one's sixth frame on
         assert last[0] in seen, "a socket missed a frame the last one was sent"
