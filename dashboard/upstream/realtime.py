@@ -21,6 +21,7 @@ from dashboard.shared.aio import pause
 from . import contract as c
 from .auth import AuthSession
 from .errors import AuthError, ConfigError, ContractError
+from .feed_client import FeedClient
 from .rest import RestClient
 
 log = logging.getLogger("dashboard.upstream.realtime")
@@ -138,7 +139,7 @@ class Bridge:
         return {"token": await self.session.token()}
 
     async def _follow(self, stop: asyncio.Event):
-        client = socketio.AsyncClient(reconnection=False)
+        client = FeedClient(reconnection=False)
         ended = self._ended = asyncio.Event()
         client.on("disconnect", lambda *args: ended.set())
         for kind in (*c.REALTIME_EVENTS, *c.NOTICE_EVENTS):

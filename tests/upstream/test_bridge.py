@@ -59,6 +59,28 @@ async def test_it_loads_the_state_on_join_and_follows_events(simulator):
         assert run.sink.statuses[-1][0] == "connected"
 
 
+async def test_an_event_is_handled_in_the_loop_turn_that_reads_its_frame(simulator):
+    """No task per event: on a loop that also writes to a thousand screens each task is a
+    turn of that loop, and the bridge's lag is made of those turns."""
+    loop = asyncio.get_running_loop()
+    created = []
+
+    def counted(loop, coro, **kwargs):
+        created.append(getattr(coro, "__qualname__", coro))
+        return asyncio.Task(coro, loop=loop, **kwargs)
+
+    async with Running(simulator) as run:
+        start = len(run.sink.seqs)
+        loop.set_task_factory(counted)
+        try:
+            await await_until(lambda: len(run.sink.seqs) >= start + 30)
+        finally:
+            loop.set_task_factory(None)
+        applied = run.sink.seqs[start:]
+        assert applied == sorted(applied) and len(created) < len(applied) / 3, created
+        await run.matches_truth()
+
+
 async def test_it_reconnects_and_resyncs_after_a_socket_drop(simulator):
     async with Running(simulator) as run:
         simulator.control("drop-sockets")
