@@ -138,8 +138,9 @@ class DashboardServer:
         said = ("today filled from the service's history", "last week's and the")
         wait_until(lambda: all(s in self.log() for s in said), timeout, "the history read")
 
-    def stop(self):
-        self.process.stop()
+    def stop(self, timeout: float = 10):
+        """SIGTERM, and SIGKILL if it has not gone within `timeout` seconds."""
+        self.process.stop(timeout)
 
 
 @contextmanager

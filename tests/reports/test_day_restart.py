@@ -64,7 +64,10 @@ def test_the_days_figures_survive_a_restart_and_a_crash(sim_factory, tmp_path):
         before = figures_at_truth()
         assert all(before[name] not in (None, "–") for name in DAY_FIGURES), before
 
-        server.stop()  # a clean restart: SIGTERM, the recorder writes what grew
+        # A clean restart: SIGTERM, the recorder writes what grew. Given its time on a loaded
+        # machine: killed, it would lose the last seconds' counts (20 times that at this speed).
+        server.stop(timeout=60)
+        assert server.process.popen.returncode == 0, "not a clean stop"
         server = start_dashboard(sim, tmp_path, zone)
         # Today was read before: its stored figures show from the first push, no "filling".
         first = current_kpis(server, server.signed_in_client("bob"))
