@@ -5,10 +5,10 @@ python-engineio reads each frame through `asyncio.wait_for`, which on Python 3.1
 read in a task of its own and wakes the reader through a second future, and then hands the
 message to one more new task: an event waits four turns of the loop between its frame and
 its handler. On a loop that also writes to a thousand screens a turn takes milliseconds, and
-the bridge's lag is mostly those turns. Here a frame is read under `asyncio.timeout` and a
-text message is dispatched at once, in the order the frames came: one turn. A Socket.IO
-disconnect (and a binary attachment) goes the library's way, in a task: the disconnect
-waits for this very read loop to end.
+the bridge's lag is mostly those turns. Here a frame is read under `asyncio.timeout` and
+its message dispatched at once, in the order the frames came (a binary event's attachment
+right after its header): one turn. A Socket.IO disconnect goes the library's way, in a
+task, as it waits for this very read loop to end.
 """
 
 import asyncio
@@ -22,8 +22,8 @@ DISCONNECT = "1"  # the Socket.IO packet type, the first character of a text mes
 
 class FeedEngine(engineio.AsyncClient):
     async def _read_loop_websocket(self):
-        """python-engineio's loop (4.15), with the read under `asyncio.timeout` and text
-        messages dispatched inline; on any failure it ends the session as the library's does."""
+        """python-engineio's loop (4.15), with the read under `asyncio.timeout` and messages
+        dispatched inline; on any failure it ends the session as the library's does."""
         while self.state == "connected" and self.write_loop_task:
             try:
                 async with asyncio.timeout(self.ping_interval + self.ping_timeout):
@@ -35,11 +35,8 @@ class FeedEngine(engineio.AsyncClient):
                 self.logger.info("read loop ends: %s: %s", type(exc).__name__, exc)
                 await self.queue.put(None)
                 break
-            if (
-                pkt.packet_type == packet.MESSAGE
-                and isinstance(pkt.data, str)
-                and not pkt.data.startswith(DISCONNECT)
-            ):
+            disconnect = isinstance(pkt.data, str) and pkt.data.startswith(DISCONNECT)
+            if pkt.packet_type == packet.MESSAGE and not disconnect:
                 await self._trigger_event("message", pkt.data, run_async=False)
             else:
                 await self._receive_packet(pkt)
