@@ -29,7 +29,7 @@ from django.core.cache import cache
 from django.db import transaction
 
 from dashboard.live.state import slot_of
-from dashboard.shared.aio import pause
+from dashboard.shared.aio import cache_work, pause
 from dashboard.shared.cache_keys import QUEUE_SL_SLOTS_KEY
 from dashboard.shared.charts import week_before, zone
 from dashboard.shared.today import start_of_today
@@ -37,7 +37,7 @@ from dashboard.upstream import contract as c
 from dashboard.upstream import inbound as up
 from dashboard.upstream.errors import NotOffered
 
-from .handled import ahandled, without
+from .handled import handled, without
 from .models import COUNTERS, QueueBaseline, QueueSlot, add_grown
 from .ring import Rings
 from .words import hours_text
@@ -443,9 +443,9 @@ class InboundBoard:
             levels = await database_sync_to_async(chart_levels)(
                 since, day.data["slots"], day.slots_since()
             )
-            await cache.aset(QUEUE_SL_SLOTS_KEY, levels, None)
+            await cache_work(cache.set, QUEUE_SL_SLOTS_KEY, levels, None)
         elif "queues" in self.absent:  # the chart as without queues
-            await cache.aset(QUEUE_SL_SLOTS_KEY, None, None)
+            await cache_work(cache.set, QUEUE_SL_SLOTS_KEY, None, None)
         self.last = (queues, pulled, by_schedule, messages, (q_note, s_note, v_note), day)
         await self.compose(*self.last)
 
@@ -472,7 +472,7 @@ class InboundBoard:
         voicemail = None
         if messages is not None:  # less what was marked handled since this pass's read
             voicemail = voicemail_part(messages, names, now)
-            gone = await ahandled([m["id"] for m in voicemail["messages"]])
+            gone = await cache_work(handled, [m["id"] for m in voicemail["messages"]])
             voicemail = without(voicemail, gone)
         board = {
             "at": now,
@@ -484,7 +484,7 @@ class InboundBoard:
             "voicemail": voicemail,
             "notes": {"queues": q_note, "schedules": s_note, "voicemail": v_note},
         }
-        await cache.aset(BOARD_KEY, board, None)
+        await cache_work(cache.set, BOARD_KEY, board, None)
         if self.on_figures and "queues" in self.absent:  # the live view as without queues
             self.on_figures({"inbound": None})
         elif self.on_figures and q_note is None:  # a failed read keeps the last figures

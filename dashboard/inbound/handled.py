@@ -33,11 +33,6 @@ def handled(message_ids: list[str]) -> set[str]:
     return {m for m in message_ids if _key(m) in got}
 
 
-async def ahandled(message_ids: list[str]) -> set[str]:
-    got = await cache.aget_many([_key(m) for m in message_ids]) if message_ids else {}
-    return {m for m in message_ids if _key(m) in got}
-
-
 def without(part: dict, gone: set[str]) -> dict:
     """The board's voicemail part without the messages `gone` (marked handled here); each
     counts as handled today, as the service's next read will say."""

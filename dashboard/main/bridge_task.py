@@ -54,6 +54,7 @@ from dashboard.reports.publish import campaigns_changed, floor_changed
 from dashboard.reports.recorder import Recorder
 from dashboard.reports.refresher import Refresher
 from dashboard.shared import metrics, summaries
+from dashboard.shared.aio import cache_work
 from dashboard.shared.cache_keys import SNAPSHOT_KEY
 from dashboard.states.journal import StateJournal
 from dashboard.upstream import history
@@ -183,7 +184,7 @@ async def run_bridge(stop: asyncio.Event):
         )
         # Browsers ignore pushes not newer than theirs: go on from the last published version
         # (a previous leader's, or this process's before a restart).
-        published = await cache.aget(SNAPSHOT_KEY)
+        published = await cache_work(cache.get, SNAPSHOT_KEY)
         feed.publisher.version = published[0] if published else 0
         notifier = Notifier()
         # After the feed: the engine reads the state the feed has just changed.

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from django.core.cache import cache
 
 from dashboard.shared import summaries
+from dashboard.shared.aio import cache_work
 from dashboard.shared.today import start_of_today
 from dashboard.upstream import contract as c
 
@@ -34,14 +35,14 @@ async def record_dialing(campaigns: list[c.Campaign], now: datetime):
     """Keep each campaign's `dialedContacts` as pulled over the last RATE_WINDOW, in the
     cache: every process (and a bridge that takes over) reads the same samples. A counter
     that went down (the service reset it) starts its samples again."""
-    kept = await cache.aget(DIALING_KEY) or {}
+    kept = await cache_work(cache.get, DIALING_KEY) or {}
     since = now - RATE_WINDOW
     samples = {}
     for x in campaigns:
         earlier = [(at, n) for at, n in kept.get(x.id, ()) if since <= at < now]
         earlier = [(at, n) for at, n in earlier if n <= x.dialed_contacts]
         samples[x.id] = [*earlier, (now, x.dialed_contacts)]
-    await cache.aset(DIALING_KEY, samples, timeout=None)
+    await cache_work(cache.set, DIALING_KEY, samples, None)
 
 
 def dial_rate(samples) -> DialRate | None:

@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 from django.conf import settings
 from django.core.cache import cache
 
+from dashboard.shared.aio import cache_work
+
 NAMES = ("campaigns", "scorecards", "templates", "compliance", "coaching", "ai")
 OUTBOUND = ("dialer_queue", "callbacks", "pending_bookings", "ai_dialer")  # outbound operations
 NAMES += OUTBOUND
@@ -37,23 +39,23 @@ def is_stale(fetched_at: datetime | None, now: datetime | None = None) -> bool:
 
 
 async def store_good(name: str, data, at: datetime):
-    await cache.aset(key(name), {**empty(), "data": data, "fetched_at": at}, timeout=None)
+    await cache_work(cache.set, key(name), {**empty(), "data": data, "fetched_at": at}, None)
 
 
 async def store_failure(name: str, error: str, at: datetime):
     """Keep the last good data; only the error and its time change."""
-    entry = {**empty(), **(await cache.aget(key(name)) or {})}
-    await cache.aset(key(name), {**entry, "error": error, "failed_at": at}, timeout=None)
+    entry = {**empty(), **(await cache_work(cache.get, key(name)) or {})}
+    await cache_work(cache.set, key(name), {**entry, "error": error, "failed_at": at}, None)
 
 
 async def store_not_offered(name: str, at: datetime):
     """The service answered 404 or 405 for the summary's whole path: it lacks the feature,
     which is no failure (no error, not stale); the page hides that panel and says why."""
-    await cache.aset(key(name), {**empty(), "fetched_at": at, "offered": False}, timeout=None)
+    await cache_work(cache.set, key(name), {**empty(), "fetched_at": at, "offered": False}, None)
 
 
 async def replace_data(name: str, data):
     """What an action's answer told us (a campaign just started) is newer than the last
     pull: it replaces the data, and the pull's time stays the page's "as of"."""
-    entry = {**empty(), **(await cache.aget(key(name)) or {})}
-    await cache.aset(key(name), {**entry, "data": data}, timeout=None)
+    entry = {**empty(), **(await cache_work(cache.get, key(name)) or {})}
+    await cache_work(cache.set, key(name), {**entry, "data": data}, None)
